@@ -1,0 +1,38 @@
+package io.writeguard.app;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code writeguard} command. Each subcommand lives in its own class. */
+@Command(
+    name = "writeguard",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = "Stops lost updates on MongoDB, and proves it with numbers.",
+    subcommands = {
+      CommandLine.HelpCommand.class,
+    })
+public final class Main implements Runnable {
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the command line and returns its exit status (0 ok, 1 failed check, 2 usage). */
+  public static int run(String... args) {
+    return new CommandLine(new Main()).execute(args);
+  }
+
+  @Override
+  public void run() {
+    new CommandLine(this).usage(System.out);
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"writeguard " + (v == null ? "dev" : v)};
+    }
+  }
+}

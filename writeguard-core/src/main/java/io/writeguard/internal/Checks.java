@@ -1,0 +1,59 @@
+package io.writeguard.internal;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/** Builder-time validation that names the bad parameter and its value. Not API. */
+public final class Checks {
+  private Checks() {}
+
+  public static int atLeast(String name, int value, int min) {
+    if (value < min) {
+      throw new IllegalArgumentException(name + " must be >= " + min + ", was " + value);
+    }
+    return value;
+  }
+
+  public static long atLeast(String name, long value, long min) {
+    if (value < min) {
+      throw new IllegalArgumentException(name + " must be >= " + min + ", was " + value);
+    }
+    return value;
+  }
+
+  public static double between(String name, double value, double min, double max) {
+    if (!(value >= min && value <= max)) {
+      throw new IllegalArgumentException(
+          name + " must be between " + min + " and " + max + ", was " + value);
+    }
+    return value;
+  }
+
+  public static Duration positive(String name, Duration value) {
+    Objects.requireNonNull(value, name + " must not be null");
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + value);
+    }
+    return value;
+  }
+
+  public static Duration notNegative(String name, Duration value) {
+    Objects.requireNonNull(value, name + " must not be null");
+    if (value.isNegative()) {
+      throw new IllegalArgumentException(name + " must not be negative, was " + value);
+    }
+    return value;
+  }
+
+  public static String notBlank(String name, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(name + " must not be blank, was " + quote(value));
+    }
+    return value;
+  }
+
+  /** Quotes a value for an error message, so empty and blank values are visible. */
+  public static String quote(Object value) {
+    return value == null ? "null" : "'" + value + "'";
+  }
+}

@@ -1,0 +1,34 @@
+package io.writeguard.lock;
+
+import io.writeguard.WriteGuardException;
+import java.time.Duration;
+
+/** A lock was not acquired within its wait timeout. */
+public class LockTimeoutException extends WriteGuardException {
+  private static final long serialVersionUID = 1L;
+
+  private final String key;
+  private final Duration timeout;
+  private final int waiters;
+
+  public LockTimeoutException(String backend, String key, Duration timeout, int waiters) {
+    super(backend + " lock '" + key + "' not acquired within " + timeout.toMillis()
+        + "ms (" + waiters + " waiting in this process)");
+    this.key = key;
+    this.timeout = timeout;
+    this.waiters = waiters;
+  }
+
+  public String key() {
+    return key;
+  }
+
+  public Duration timeout() {
+    return timeout;
+  }
+
+  /** How many callers in this process were waiting for the key when the wait ended. */
+  public int waiters() {
+    return waiters;
+  }
+}

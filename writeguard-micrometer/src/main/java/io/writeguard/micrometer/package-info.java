@@ -1,0 +1,2 @@
+/** Binds WriteGuard listener events to Micrometer meters. */
+package io.writeguard.micrometer;
