@@ -1,5 +1,6 @@
 package io.writeguard.app;
 
+import io.writeguard.app.cli.UsageException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -20,7 +21,21 @@ public final class Main implements Runnable {
 
   /** Runs the command line and returns its exit status (0 ok, 1 failed check, 2 usage). */
   public static int run(String... args) {
-    return new CommandLine(new Main()).execute(args);
+    return commandLine().execute(args);
+  }
+
+  /** The command line with WriteGuard's exit codes: 2 for usage errors, 1 for failures. */
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Main());
+    cl.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof UsageException) {
+        line.getErr().println("writeguard: " + e.getMessage());
+        return 2;
+      }
+      line.getErr().println("writeguard: " + e);
+      return 1;
+    });
+    return cl;
   }
 
   @Override
