@@ -1,0 +1,68 @@
+package io.writeguard.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.writeguard.monitor.ConflictMonitor;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class WriteGuardMetricsTest {
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final ConflictMonitor monitor = ConflictMonitor.builder().build();
+  private final WriteGuardListener listener = WriteGuardListener.composite(
+      monitor, WriteGuardMetrics.builder(registry).conflictMonitor(monitor).build());
+  private final OperationScope scope = new OperationScope("docs", "optimistic");
+
+  @Test
+  void updateEventsBecomeCountersTaggedByCollectionAndStrategyOnly() {
+    for (int i = 0; i < 4; i++) {
+      listener.onAttempt(scope, "doc-" + i, 1);
+    }
+    listener.onConflict(scope, "doc-1", 1);
+    listener.onRetry(scope, "doc-1", 1, Duration.ofMillis(3));
+    listener.onSuccess(scope, "doc-1", 2, Duration.ofMillis(12));
+    listener.onExhausted(scope, "doc-2", 5, Duration.ofSeconds(1));
+    listener.onFencedRejection(scope, "doc-3", 9);
+
+    assertThat(registry.get("writeguard.update.attempts").tags("collection", "docs", "strategy", "optimistic")
+        .counter().count()).isEqualTo(4);
+    assertThat(registry.get("writeguard.update.conflicts").counter().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.update.retries").counter().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.update.exhausted").counter().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.fenced.rejections").counter().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.update.latency").timer().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.conflict.ratio").gauge().value()).isEqualTo(0.25);
+    registry.getMeters().forEach(m -> assertThat(m.getId().getTags())
+        .noneMatch(t -> t.getValue().startsWith("doc-")));
+  }
+
+  @Test
+  void lockEventsAreTaggedByBackendAndOutcome() {
+    listener.onLockWait("redis", "k", Duration.ofMillis(2), true);
+    listener.onLockWait("redis", "k", Duration.ofMillis(200), false);
+    listener.onLockReleased("redis", "k", 4, Duration.ofMillis(7));
+    listener.onLeaseLost("redis", "k", 4);
+    listener.onTransactionRetry("TransientTransactionError", 1);
+
+    assertThat(registry.get("writeguard.lock.wait").tags("backend", "redis", "outcome", "timeout")
+        .timer().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.lock.wait").tags("outcome", "acquired").timer().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.lock.held").timer().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.lock.leases.lost").counter().count()).isEqualTo(1);
+    assertThat(registry.get("writeguard.transaction.retries").tag("label", "TransientTransactionError")
+        .counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void aCustomPrefixRenamesEveryMeterAndABadOneIsRefused() {
+    WriteGuardListener custom = WriteGuardMetrics.builder(registry).prefix("app.guard").build();
+    custom.onAttempt(scope, "x", 1);
+    assertThat(registry.get("app.guard.update.attempts").counter().count()).isEqualTo(1);
+    assertThatThrownBy(() -> WriteGuardMetrics.builder(registry).prefix("bad prefix"))
+        .hasMessageContaining("'bad prefix'");
+  }
+}
