@@ -1,0 +1,148 @@
+package io.writeguard.adaptive;
+
+import io.writeguard.Ticker;
+import io.writeguard.monitor.ConflictWindow;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Decides, per key, whether the next update goes optimistic or through a lock.
+ *
+ * <p>Why per key and why this shape: a collection is rarely hot everywhere; one document (a
+ * popular post, a shared balance) takes the conflicts while the rest stay quiet. Optimistic
+ * updates are cheapest for the quiet keys, a lock is cheapest for the hot one (it turns a storm
+ * of wasted retries into a queue). Memory stays bounded because a key is tracked only after its
+ * first conflict, and quiet optimistic entries are dropped once {@code maxTrackedKeys} is
+ * reached. While a key is locked its conflicts vanish (the lock serialises this process), so
+ * the way back is judged on contention instead: how often a locked update found another update
+ * of the same key already in flight. See {@link AdaptivePolicy} for the hysteresis.
+ *
+ * <p>Thread-safe. State changes of one key are made under that key's entry monitor.
+ */
+public final class ContentionRouter {
+  private final AdaptivePolicy policy;
+  private final Ticker ticker;
+  private final Map<String, KeyState> keys = new ConcurrentHashMap<>();
+
+  public ContentionRouter(AdaptivePolicy policy, Ticker ticker) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+  }
+
+  /** The route for {@code key}'s next update. */
+  public Route route(String key) {
+    KeyState state = keys.get(key);
+    if (state == null) {
+      return Route.OPTIMISTIC;
+    }
+    synchronized (state) {
+      if (state.route == Route.LOCKED && ticker.nanoTime() >= state.lockedUntil) {
+        double contention = state.lockedOps == 0 ? 0.0 : (double) state.contendedOps / state.lockedOps;
+        if (contention < policy.calmContention()) {
+          state.route = Route.OPTIMISTIC;
+          state.leftLockAt = ticker.nanoTime();
+          state.window = new ConflictWindow(policy.window(), 5, ticker);
+        } else {
+          state.lockedUntil = ticker.nanoTime() + state.holdNanos;
+        }
+        state.lockedOps = 0;
+        state.contendedOps = 0;
+      }
+      return state.route;
+    }
+  }
+
+  /** Records an optimistic update of {@code key} that took {@code attempts} attempts. */
+  public void recordOptimistic(String key, int attempts) {
+    KeyState state = keys.get(key);
+    if (state == null) {
+      if (attempts <= 1) {
+        return; // a quiet key costs nothing
+      }
+      trimIfFull();
+      state = keys.computeIfAbsent(key, k -> new KeyState(policy, ticker));
+    }
+    synchronized (state) {
+      for (int i = 0; i < attempts; i++) {
+        state.window.recordAttempt();
+      }
+      for (int i = 1; i < attempts; i++) {
+        state.window.recordConflict();
+      }
+      if (state.route == Route.OPTIMISTIC
+          && state.window.attempts() >= policy.minAttempts()
+          && state.window.ratio() > policy.threshold()) {
+        long now = ticker.nanoTime();
+        boolean relapse = state.leftLockAt != Long.MIN_VALUE && now - state.leftLockAt < state.holdNanos;
+        if (relapse) {
+          state.holdNanos = Math.min(state.holdNanos * 2, policy.maxLockedTime().toNanos());
+        }
+        state.route = Route.LOCKED;
+        state.lockedUntil = now + state.holdNanos;
+      }
+    }
+  }
+
+  /**
+   * Marks the start of a locked update and returns a token to pass to {@link #lockedDone};
+   * counts whether another update of the key was already in flight (contention).
+   */
+  public void lockedStarted(String key) {
+    KeyState state = keys.computeIfAbsent(key, k -> new KeyState(policy, ticker));
+    boolean contended = state.inFlight.getAndIncrement() > 0;
+    synchronized (state) {
+      state.lockedOps++;
+      if (contended) {
+        state.contendedOps++;
+      }
+    }
+  }
+
+  /** Marks the end of a locked update started with {@link #lockedStarted}. */
+  public void lockedDone(String key) {
+    KeyState state = keys.get(key);
+    if (state != null) {
+      state.inFlight.decrementAndGet();
+    }
+  }
+
+  /** How many keys are tracked now (for tests and diagnostics). */
+  public int trackedKeys() {
+    return keys.size();
+  }
+
+  private void trimIfFull() {
+    if (keys.size() < policy.maxTrackedKeys()) {
+      return;
+    }
+    // Drop quiet optimistic keys first; a locked key keeps its state.
+    for (Iterator<Map.Entry<String, KeyState>> it = keys.entrySet().iterator(); it.hasNext()
+        && keys.size() >= policy.maxTrackedKeys(); ) {
+      KeyState s = it.next().getValue();
+      synchronized (s) {
+        if (s.route == Route.OPTIMISTIC && s.inFlight.get() == 0) {
+          it.remove();
+        }
+      }
+    }
+  }
+
+  private static final class KeyState {
+    final AtomicInteger inFlight = new AtomicInteger();
+    Route route = Route.OPTIMISTIC;
+    ConflictWindow window;
+    long holdNanos;
+    long lockedUntil;
+    long leftLockAt = Long.MIN_VALUE;
+    long lockedOps;
+    long contendedOps;
+
+    KeyState(AdaptivePolicy policy, Ticker ticker) {
+      window = new ConflictWindow(policy.window(), 5, ticker);
+      holdNanos = policy.minLockedTime().toNanos();
+    }
+  }
+}

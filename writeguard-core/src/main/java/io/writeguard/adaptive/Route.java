@@ -1,0 +1,9 @@
+package io.writeguard.adaptive;
+
+/** How the adaptive strategy sends one key's next update. */
+public enum Route {
+  /** Versioned read-change-write with retries; no lock. */
+  OPTIMISTIC,
+  /** The same versioned update, but only while holding the key's lock. */
+  LOCKED
+}
