@@ -45,10 +45,10 @@ final class LockWaiter<H> {
       if (granted != null) {
         return Outcome.GRANTED;
       }
+      long remaining = timeoutNanos - (ticker.nanoTime() - startNanos);
       if (Thread.interrupted()) {
         return Outcome.INTERRUPTED;
       }
-      long remaining = timeoutNanos - (ticker.nanoTime() - startNanos);
       if (remaining <= 0) {
         return Outcome.TIMED_OUT;
       }
