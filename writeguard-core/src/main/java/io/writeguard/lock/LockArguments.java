@@ -1,0 +1,35 @@
+package io.writeguard.lock;
+
+import io.writeguard.internal.Checks;
+import java.time.Duration;
+
+/** Argument checks shared by the in-process lock services; messages name the bad value. */
+final class LockArguments {
+  /** Longest key shown in an error message; longer ones are cut so the log stays readable. */
+  private static final int SHOWN_KEY_CHARS = 64;
+
+  private LockArguments() {}
+
+  static String checkKey(String name, String key, int maxLength) {
+    Checks.notBlank(name, key);
+    if (key.length() > maxLength) {
+      throw new IllegalArgumentException(name + " is " + key.length() + " chars, more than maxKeyLength "
+          + maxLength + ": " + Checks.quote(shorten(key)));
+    }
+    return key;
+  }
+
+  /** The timeout in nanoseconds; durations too long for a {@code long} wait "forever". */
+  static long checkTimeoutNanos(Duration waitTimeout) {
+    Checks.positive("waitTimeout", waitTimeout);
+    try {
+      return waitTimeout.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  static String shorten(String key) {
+    return key.length() <= SHOWN_KEY_CHARS ? key : key.substring(0, SHOWN_KEY_CHARS) + "...";
+  }
+}
