@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * Redis does. One scheduled task per handle keeps it: with a watchdog it renews every
  * {@code renewInterval}; without one it fires when the lease ends. Either way, a lease that is
  * known lost (renewal answered "not yours", or the lease ran out before a renewal succeeded)
- * marks the handle lost, tells the listener once, and gives the process-local queue slot to the
- * next waiter, so a forgotten handle cannot block its key in this process beyond its lease.
+ * marks the handle lost, tells the listener once, and passes the process-local turn to the next
+ * waiter, so a forgotten handle cannot block its key in this process beyond its lease.
  *
  * <p>{@link #close()} sends the release script and returns without waiting for the answer:
  * the next local holder's acquire goes out behind it on the same connection, so Redis runs the
@@ -34,19 +34,19 @@ final class RedisLockHandle implements LockHandle {
   private final String key;
   private final String value;
   private final long token;
-  private final LocalQueue.Slot slot;
+  private final LockHandle localTurn;
   private final long acquiredAt;
   private volatile long leaseDeadline;
   private volatile ScheduledFuture<?> task;
   private final AtomicBoolean released = new AtomicBoolean();
   private final AtomicBoolean lost = new AtomicBoolean();
 
-  RedisLockHandle(RedisLockService service, String key, long token, LocalQueue.Slot slot, long sentAt) {
+  RedisLockHandle(RedisLockService service, String key, long token, LockHandle localTurn, long sentAt) {
     this.service = service;
     this.key = key;
     this.token = token;
     this.value = service.owner() + ":" + token;
-    this.slot = slot;
+    this.localTurn = localTurn;
     this.acquiredAt = sentAt;
     this.leaseDeadline = sentAt + service.lease().toNanos();
   }
@@ -92,7 +92,7 @@ final class RedisLockHandle implements LockHandle {
       return;
     }
     cancelTask();
-    // Sent before the slot is freed, so the next local head's acquire queues behind it.
+    // Sent before the local turn passes on, so the next local head's acquire queues behind it.
     service.scripts().release(service.lockKey(key), value, service.channel(key))
         .whenComplete((result, error) -> {
           if (error != null) {
@@ -102,7 +102,7 @@ final class RedisLockHandle implements LockHandle {
             log.debug("redis lock '{}' (token {}) was no longer held at release", key, token);
           }
         });
-    slot.free();
+    localTurn.close();
     service.listener().onLockReleased(RedisLockService.BACKEND, key, token,
         Duration.ofNanos(service.ticker().nanoTime() - acquiredAt));
   }
@@ -158,7 +158,7 @@ final class RedisLockHandle implements LockHandle {
     log.warn("redis lock '{}' (token {}) lost: {}", key, token, reason);
     service.listener().onLeaseLost(RedisLockService.BACKEND, key, token);
     // Local waiters may now try Redis; the key there has expired or belongs to someone else.
-    slot.free();
+    localTurn.close();
   }
 
   private void schedule(long delayNanos, Runnable action) {

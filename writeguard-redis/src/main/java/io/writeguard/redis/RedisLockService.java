@@ -10,6 +10,7 @@ import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Checks;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.monitor.WriteGuardListener;
@@ -29,8 +30,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Algorithm (scripts in {@code src/main/resources/io/writeguard/redis/*.lua}):
  * <ol>
- *   <li>Callers in this process queue per key (FIFO); only the head of a key's queue talks to
- *       Redis.
+ *   <li>Callers in this process queue per key (FIFO, in a {@link LocalLockService}); only the
+ *       one whose turn it is talks to Redis, so many local waiters make one Redis waiter.
  *   <li>The head runs {@code acquire.lua}: if {@code <prefix><key>} is absent it increments the
  *       token counter {@code <prefix>} (the bare prefix: no lock key is empty, so it never
  *       collides) and sets the key to {@code "<owner>:<token>"} with {@code PX lease}, returning
@@ -66,7 +67,7 @@ public final class RedisLockService implements LockService {
   private final StatefulRedisConnection<String, String> connection;
   private final LockScripts scripts;
   private final ReleaseWaker waker;
-  private final LocalQueue queue = new LocalQueue();
+  private final LocalLockService localTurns;
   private final ScheduledThreadPoolExecutor scheduler;
   private final WriteGuardListener listener;
 
@@ -81,6 +82,8 @@ public final class RedisLockService implements LockService {
     this.client = client;
     this.ownsClient = ownsClient;
     this.listener = WriteGuardListener.safe(settings.listener());
+    this.localTurns = LocalLockService.builder()
+        .ticker(settings.ticker()).maxKeyLength(settings.maxKeyLength()).build();
     StatefulRedisConnection<String, String> commands = null;
     ReleaseWaker releaseWaker = null;
     try {
@@ -118,21 +121,19 @@ public final class RedisLockService implements LockService {
     Checks.positive("waitTimeout", waitTimeout);
     long start = settings.ticker().nanoTime();
     long deadline = start + waitTimeout.toNanos();
-    LocalQueue.Slot slot;
+    LockHandle turn;
     try {
-      slot = queue.acquire(key, waitTimeout.toNanos());
-    } catch (InterruptedException e) {
-      throw new WriteGuardInterruptedException("waiting in this process for redis lock '" + key + "'", e);
-    }
-    if (slot == null) {
-      throw timedOut(key, waitTimeout, start);
+      turn = localTurns.acquire(key, waitTimeout);
+    } catch (LockTimeoutException e) {
+      listener.onLockWait(BACKEND, key, elapsed(start), false);
+      throw new LockTimeoutException(BACKEND, key, waitTimeout, e.waiters());
     }
     try {
-      RedisLockHandle handle = acquireAtRedis(key, slot, deadline, waitTimeout, start);
+      RedisLockHandle handle = acquireAtRedis(key, turn, deadline, waitTimeout, start);
       listener.onLockWait(BACKEND, key, elapsed(start), true);
       return handle;
     } catch (RuntimeException | Error e) {
-      slot.free();
+      turn.close();
       throw e;
     }
   }
@@ -140,20 +141,21 @@ public final class RedisLockService implements LockService {
   @Override
   public Optional<LockHandle> tryAcquire(String key) {
     checkKey(key);
-    LocalQueue.Slot slot = queue.tryAcquire(key);
-    if (slot == null) {
+    Optional<LockHandle> localTurn = localTurns.tryAcquire(key);
+    if (localTurn.isEmpty()) {
       return Optional.empty();
     }
+    LockHandle turn = localTurn.get();
     try {
       long sentAt = settings.ticker().nanoTime();
       long result = attempt(key, 1, sentAt);
       if (result > 0) {
-        return Optional.of(started(new RedisLockHandle(this, key, result, slot, sentAt)));
+        return Optional.of(started(new RedisLockHandle(this, key, result, turn, sentAt)));
       }
-      slot.free();
+      turn.close();
       return Optional.empty();
     } catch (RuntimeException | Error e) {
-      slot.free();
+      turn.close();
       throw e;
     }
   }
@@ -187,7 +189,7 @@ public final class RedisLockService implements LockService {
   // ---- the wait at Redis ----
 
   private RedisLockHandle acquireAtRedis(
-      String key, LocalQueue.Slot slot, long deadline, Duration waitTimeout, long start) {
+      String key, LockHandle turn, long deadline, Duration waitTimeout, long start) {
     ReleaseWaker.Registration wake = null;
     try {
       for (int attempt = 1; ; attempt++) {
@@ -197,7 +199,7 @@ public final class RedisLockService implements LockService {
         long sentAt = settings.ticker().nanoTime();
         long result = attempt(key, attempt, start);
         if (result > 0) {
-          return started(new RedisLockHandle(this, key, result, slot, sentAt));
+          return started(new RedisLockHandle(this, key, result, turn, sentAt));
         }
         if (wake == null) {
           // Subscribe, then try again at once: a release before the subscription sends no wake-up.
@@ -255,7 +257,7 @@ public final class RedisLockService implements LockService {
 
   private LockTimeoutException timedOut(String key, Duration waitTimeout, long start) {
     listener.onLockWait(BACKEND, key, elapsed(start), false);
-    return new LockTimeoutException(BACKEND, key, waitTimeout, queue.waiting(key) + 1);
+    return new LockTimeoutException(BACKEND, key, waitTimeout, localTurns.waiting(key) + 1);
   }
 
   private LockBackendException backendFailure(String key, int attempt, long start, String what, Throwable cause) {
@@ -323,11 +325,6 @@ public final class RedisLockService implements LockService {
 
   ScheduledThreadPoolExecutor scheduler() {
     return scheduler;
-  }
-
-  /** Keys with a holder or waiter in this process (idle keys are removed). */
-  int localKeys() {
-    return queue.size();
   }
 
   /** Release channels this process is subscribed to now. */

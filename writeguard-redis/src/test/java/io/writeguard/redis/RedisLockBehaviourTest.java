@@ -185,18 +185,27 @@ class RedisLockBehaviourTest {
   }
 
   @Test
-  void idleKeysLeaveNoLocalState() throws Exception {
+  void manyThreadsOnFewKeysEndWithEveryKeyFreeAndExactCounts() throws Exception {
     RedisLockService locks = service(builder());
+    long[] counts = new long[5];
     List<CompletableFuture<Void>> workers = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       workers.add(CompletableFuture.runAsync(() -> {
         for (int i = 0; i < 50; i++) {
-          locks.acquire("doc-" + (i % 5), Duration.ofSeconds(10)).close();
+          int k = i % 5;
+          try (LockHandle handle = locks.acquire("doc-" + k, Duration.ofSeconds(10))) {
+            long read = counts[k];
+            Thread.yield();
+            counts[k] = read + 1;
+          }
         }
       }));
     }
     CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-    assertThat(locks.localKeys()).isZero();
+    for (int k = 0; k < 5; k++) {
+      assertThat(counts[k]).isEqualTo(40);
+      assertThat(locks.tryAcquire("doc-" + k)).hasValueSatisfying(LockHandle::close);
+    }
   }
 
   @Test
