@@ -34,7 +34,7 @@ import java.util.concurrent.TimeoutException;
  *       one whose turn it is talks to Redis, so many local waiters make one Redis waiter.
  *   <li>The head runs {@code acquire.lua}: if {@code <prefix><key>} is absent it increments the
  *       token counter {@code <prefix>} (the bare prefix: no lock key is empty, so it never
- *       collides) and sets the key to {@code "<owner>:<token>"} with {@code PX lease}, returning
+ *       collides; created at the server's clock in microseconds) and sets the key to {@code "<owner>:<token>"} with {@code PX lease}, returning
  *       the token. One round trip. If the key is held it returns the holder's remaining lease.
  *   <li>A busy head subscribes to the key's release channel ({@code <prefix><key>} as a pub/sub
  *       channel), tries once more (a release may have come before the subscription), then
@@ -47,10 +47,11 @@ import java.util.concurrent.TimeoutException;
  *       publishes on the key's channel. One round trip, not waited for by {@code close()}.
  * </ol>
  *
- * <p>Fencing tokens come from {@code INCR}; they rise for as long as the Redis data survives.
- * A failover to a replica that had not received the last {@code INCR} can hand out a token
- * again, so fenced writes should mint tokens from MongoDB when that matters (see
- * docs/redis-lock.md). The script touches two keys, so Redis Cluster is not supported.
+ * <p>Fencing tokens come from {@code INCR} on one counter for all keys. A missing counter (first
+ * use, or Redis lost its data) starts at the Redis server's clock in microseconds, so tokens
+ * stay above those handed out before. But a failover to a replica that had not received the
+ * last {@code INCR}s can hand out a lower token; mint tokens from MongoDB when that matters
+ * (see docs/redis-lock.md). The script touches two keys, so Redis Cluster is not supported.
  *
  * <p>"Busy until the timeout" is a {@link LockTimeoutException}; a Redis error, a connection
  * failure or a command that gets no answer within {@code commandTimeout} is a

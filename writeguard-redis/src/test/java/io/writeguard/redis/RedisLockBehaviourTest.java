@@ -92,6 +92,20 @@ class RedisLockBehaviourTest {
   }
 
   @Test
+  void tokensKeepRisingWhenRedisLosesTheCounter() {
+    RedisLockService locks = service(builder());
+    long before;
+    try (LockHandle handle = locks.acquire("doc", Duration.ofSeconds(5))) {
+      before = handle.token();
+    }
+    redis.del(prefix); // as after a restart without persistence
+    try (LockHandle handle = locks.acquire("doc", Duration.ofSeconds(5))) {
+      assertThat(handle.token()).as("restarts at the server clock in microseconds").isGreaterThan(before);
+      assertThat(redis.get(prefix + "doc")).isEqualTo(locks.owner() + ":" + handle.token());
+    }
+  }
+
+  @Test
   void aWaiterInAnotherProcessIsWokenByTheReleaseMessage() throws Exception {
     // The fallback is a minute and the holder's lease too: only the message can wake it soon.
     RedisLockService holder = service(builder().lease(Duration.ofSeconds(60)).withoutWatchdog());
