@@ -1,0 +1,25 @@
+-- Takes the lock if it is free and mints a fencing token for the new holder.
+--   KEYS[1]  the lock key          ARGV[1]  owner id of the caller
+--   KEYS[2]  the token counter     ARGV[2]  lease in milliseconds
+-- Returns the new token (> 0) when the lock was taken. When it is held, returns minus the
+-- holder's remaining lease in ms (< 0), or 0 if the key has no expiry, so the caller knows how
+-- long to wait at most: expiry sends no release message.
+-- The counter is incremented only on success: tokens need to rise, not to count attempts.
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -2 then
+  if redis.call('exists', KEYS[2]) == 0 then
+    -- A missing counter (first use, or Redis lost its data) starts at the server's clock in
+    -- microseconds, so tokens stay above those handed out before the loss.
+    local now = redis.call('time')
+    redis.call('set', KEYS[2], string.format('%d', tonumber(now[1]) * 1000000 + tonumber(now[2])))
+  end
+  local token = redis.call('incr', KEYS[2])
+  -- Scripts run atomically, so the key is still absent: this is SET NX PX. Lua numbers are
+  -- doubles: format the token as an integer (exact up to 2^53, some 200 years of microseconds).
+  redis.call('set', KEYS[1], ARGV[1] .. ':' .. string.format('%d', token), 'px', ARGV[2])
+  return token
+end
+if ttl < 0 then
+  return 0
+end
+return -ttl

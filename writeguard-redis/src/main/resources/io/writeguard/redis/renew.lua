@@ -1,0 +1,9 @@
+-- Extends the lease only if the lock still holds this holder's value.
+--   KEYS[1]  the lock key          ARGV[1]  expected value "owner:token"
+--                                  ARGV[2]  new lease in milliseconds
+-- Returns 1 when renewed, 0 when the lock had expired or belongs to someone else.
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  redis.call('pexpire', KEYS[1], ARGV[2])
+  return 1
+end
+return 0

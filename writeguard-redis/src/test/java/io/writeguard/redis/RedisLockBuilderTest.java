@@ -1,0 +1,57 @@
+package io.writeguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Bad settings fail at build time, naming the setting and the value; no server needed. */
+class RedisLockBuilderTest {
+
+  private static RedisLockService.Builder valid() {
+    return RedisLockService.builder().uri("redis://127.0.0.1:1");
+  }
+
+  @Test
+  void needsExactlyOneOfClientAndUri() {
+    assertThatThrownBy(() -> RedisLockService.builder().build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("client or uri").hasMessageContaining("neither");
+  }
+
+  @Test
+  void refusesABadUri() {
+    assertThatThrownBy(() -> RedisLockService.builder().uri("http://nope").build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'http://nope'");
+  }
+
+  @Test
+  void refusesNonPositiveLeases() {
+    assertThatThrownBy(() -> valid().lease(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease must be positive, was PT0S");
+    assertThatThrownBy(() -> valid().lease(Duration.ofNanos(10)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease must be at least 1ms");
+  }
+
+  @Test
+  void refusesARenewIntervalNotShorterThanTheLease() {
+    assertThatThrownBy(() -> valid().lease(Duration.ofSeconds(5)).renewInterval(Duration.ofSeconds(5)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("renewInterval must be shorter than lease PT5S, was PT5S");
+    assertThatThrownBy(() -> valid().renewInterval(Duration.ofSeconds(-1)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("renewInterval must be positive, was PT-1S");
+  }
+
+  @Test
+  void refusesBlankPrefixOrOwnerAndNonPositiveLimits() {
+    assertThatThrownBy(() -> valid().keyPrefix(" ").build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix must not be blank, was ' '");
+    assertThatThrownBy(() -> valid().owner("").build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("owner must not be blank");
+    assertThatThrownBy(() -> valid().maxKeyLength(0).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxKeyLength must be >= 1, was 0");
+    assertThatThrownBy(() -> valid().fallbackRecheck(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fallbackRecheck must be positive");
+    assertThatThrownBy(() -> valid().commandTimeout(Duration.ofMillis(-1)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("commandTimeout must be positive");
+  }
+}
