@@ -55,7 +55,7 @@ public final class InvalidPathException extends WriteGuardException {
     }
   }
 
-  private final transient String segment;
+  private final String segment;
   private final int position;
   private final String pathSoFar;
   private final Reason reason;
