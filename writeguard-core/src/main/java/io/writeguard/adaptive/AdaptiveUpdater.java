@@ -1,0 +1,125 @@
+package io.writeguard.adaptive;
+
+import io.writeguard.Ticker;
+import io.writeguard.internal.Checks;
+import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.LockService;
+import io.writeguard.update.Mutator;
+import io.writeguard.update.RetriesExhaustedException;
+import io.writeguard.update.UpdateOutcome;
+import io.writeguard.update.VersionedUpdater;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Updates optimistically, and routes a key through a lock while it is hot.
+ *
+ * <p>Both routes run the same {@link VersionedUpdater}: the locked route takes the key's lock
+ * first and then does the versioned read-change-write inside it. That is deliberate. The lock
+ * only removes contention (waiting in a queue instead of burning retries); correctness never
+ * rests on it. The version in the write's filter is the fence: a holder whose lease expired
+ * while another holder wrote finds the version moved, re-reads and applies its pure mutation
+ * to the new state instead of overwriting it, and optimistic writers in other processes (or in
+ * the moment a key switches route) are safe for the same reason. So a switch needs no
+ * coordination and can never lose an update.
+ *
+ * <p>The decision per key is the {@link ContentionRouter}'s ({@link AdaptivePolicy} has the
+ * thresholds and the hysteresis). Thread-safe.
+ */
+public final class AdaptiveUpdater {
+  private final VersionedUpdater updater;
+  private final LockService locks;
+  private final ContentionRouter router;
+  private final Duration lockWait;
+  private final String lockPrefix;
+
+  private AdaptiveUpdater(Builder b) {
+    this.updater = b.updater;
+    this.locks = b.locks;
+    this.router = new ContentionRouter(b.policy, b.ticker);
+    this.lockWait = b.lockWait;
+    this.lockPrefix = b.lockPrefix == null ? updater.scope().collection() + ":" : b.lockPrefix;
+  }
+
+  /**
+   * @param updater the versioned updater both routes use (its retry policy bounds the
+   *     optimistic route; its listener hears every attempt)
+   * @param locks where hot keys are locked: in-process for one process, MongoDB or Redis
+   *     lease locks for several
+   */
+  public static Builder builder(VersionedUpdater updater, LockService locks) {
+    return new Builder(updater, locks);
+  }
+
+  /**
+   * Updates document {@code id} by the route its key is on now.
+   *
+   * @throws io.writeguard.update.UpdateFailedException as {@link VersionedUpdater#update}
+   * @throws io.writeguard.lock.LockTimeoutException if a hot key's lock was not had in time
+   */
+  public UpdateOutcome update(Object id, Mutator mutator) {
+    String key = lockPrefix + id;
+    if (router.route(key) == Route.OPTIMISTIC) {
+      try {
+        UpdateOutcome outcome = updater.update(id, mutator);
+        router.recordOptimistic(key, outcome.attempts());
+        return outcome;
+      } catch (RetriesExhaustedException e) {
+        router.recordOptimistic(key, e.attempts());
+        throw e;
+      }
+    }
+    router.lockedStarted(key);
+    try (LockHandle ignored = locks.acquire(key, lockWait)) {
+      return updater.update(id, mutator);
+    } finally {
+      router.lockedDone(key);
+    }
+  }
+
+  /** The route {@code id}'s next update would take (for reports and tests). */
+  public Route routeOf(Object id) {
+    return router.route(lockPrefix + id);
+  }
+
+  /** Builds an {@link AdaptiveUpdater}. Not thread-safe. */
+  public static final class Builder {
+    private final VersionedUpdater updater;
+    private final LockService locks;
+    private AdaptivePolicy policy = AdaptivePolicy.defaults();
+    private Duration lockWait = Duration.ofSeconds(5);
+    private Ticker ticker = Ticker.system();
+    private String lockPrefix;
+
+    private Builder(VersionedUpdater updater, LockService locks) {
+      this.updater = Objects.requireNonNull(updater, "updater");
+      this.locks = Objects.requireNonNull(locks, "locks");
+    }
+
+    public Builder policy(AdaptivePolicy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** How long a hot key's update waits for its lock; default 5 s. */
+    public Builder lockWait(Duration wait) {
+      this.lockWait = Checks.positive("lockWait", wait);
+      return this;
+    }
+
+    /** Prefix of lock keys; default the collection name and a colon. */
+    public Builder lockPrefix(String prefix) {
+      this.lockPrefix = Checks.notBlank("lockPrefix", prefix);
+      return this;
+    }
+
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    public AdaptiveUpdater build() {
+      return new AdaptiveUpdater(this);
+    }
+  }
+}

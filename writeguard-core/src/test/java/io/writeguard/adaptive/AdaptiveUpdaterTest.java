@@ -1,0 +1,114 @@
+package io.writeguard.adaptive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
+import io.writeguard.lock.LocalLockService;
+import io.writeguard.testing.TestMongo;
+import io.writeguard.update.Mutation;
+import io.writeguard.update.RetryPolicy;
+import io.writeguard.update.VersionedUpdater;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class AdaptiveUpdaterTest {
+  private final MongoCollection<Document> docs = TestMongo.freshDatabase("Adaptive").getCollection("docs");
+  private final ExecutorService pool = Executors.newFixedThreadPool(16);
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    pool.shutdownNow();
+    pool.awaitTermination(10, TimeUnit.SECONDS);
+  }
+
+  private AdaptiveUpdater adaptive(LocalLockService locks) {
+    VersionedUpdater updater = VersionedUpdater.builder(docs)
+        .strategyName("adaptive")
+        .retryPolicy(RetryPolicy.builder().maxAttempts(1_000).deadline(Duration.ofSeconds(60)).build())
+        .build();
+    return AdaptiveUpdater.builder(updater, locks)
+        .policy(AdaptivePolicy.builder().minAttempts(10).build())
+        .lockWait(Duration.ofSeconds(30))
+        .build();
+  }
+
+  /** Read-change-write increments of a field, so a lost update would show in the total. */
+  private static Mutation increment(Document current) {
+    long n = current.get("n", Number.class).longValue();
+    return Mutation.update(Updates.set("n", n + 1));
+  }
+
+  @Test
+  void aHotDocumentIsLockedAndLosesNothingWhileAQuietOneStaysOptimistic() throws Exception {
+    docs.insertOne(new Document("_id", "hot").append("version", 0L).append("n", 0L));
+    docs.insertOne(new Document("_id", "quiet").append("version", 0L).append("n", 0L));
+    AdaptiveUpdater updater = adaptive(LocalLockService.create());
+    int threads = 16;
+    int perThread = 40;
+    java.util.Set<Route> routes = ConcurrentHashMap.newKeySet();
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      futures.add(pool.submit(() -> {
+        start.await();
+        for (int i = 0; i < perThread; i++) {
+          updater.update("hot", AdaptiveUpdaterTest::increment);
+          routes.add(updater.routeOf("hot"));
+        }
+        return null;
+      }));
+    }
+    start.countDown();
+    for (int i = 0; i < 50; i++) {
+      updater.update("quiet", AdaptiveUpdaterTest::increment);
+    }
+    for (Future<?> f : futures) {
+      f.get(120, TimeUnit.SECONDS);
+    }
+    assertThat(docs.find(new Document("_id", "hot")).first().get("n", Number.class).longValue())
+        .isEqualTo((long) threads * perThread);
+    assertThat(docs.find(new Document("_id", "quiet")).first().get("n", Number.class).longValue())
+        .isEqualTo(50);
+    assertThat(routes).contains(Route.LOCKED);
+    assertThat(updater.routeOf("quiet")).isEqualTo(Route.OPTIMISTIC);
+  }
+
+  @Test
+  void twoProcessesWithSeparateInProcessLocksStillLoseNothing() throws Exception {
+    // Each "process" has its own in-process lock service, so the lock does not exclude the
+    // other one: only the version in the filter does.
+    docs.insertOne(new Document("_id", "shared").append("version", 0L).append("n", 0L));
+    AdaptiveUpdater a = adaptive(LocalLockService.create());
+    AdaptiveUpdater b = adaptive(LocalLockService.create());
+    AtomicLong acknowledged = new AtomicLong();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < 12; t++) {
+      AdaptiveUpdater u = t % 2 == 0 ? a : b;
+      futures.add(pool.submit(() -> {
+        for (int i = 0; i < 30; i++) {
+          u.update("shared", AdaptiveUpdaterTest::increment);
+          acknowledged.incrementAndGet();
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : futures) {
+      f.get(120, TimeUnit.SECONDS);
+    }
+    assertThat(docs.find(new Document("_id", "shared")).first().get("n", Number.class).longValue())
+        .isEqualTo(acknowledged.get())
+        .isEqualTo(360);
+  }
+}
