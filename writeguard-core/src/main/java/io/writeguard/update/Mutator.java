@@ -13,7 +13,8 @@ import org.bson.Document;
  * idempotency key. It may change the {@code current} document it is given (a private copy
  * decoded for this attempt) and return it as a replacement.
  *
- * <p>Called on the thread that called the updater. An exception it throws ends the update at
+ * <p>Called on the thread that called the updater; one mutator shared by several threads is
+ * called concurrently, which a pure function handles by nature. An exception it throws ends the update at
  * once (nothing is written) and reaches the caller unchanged.
  */
 @FunctionalInterface
