@@ -109,13 +109,18 @@ public final class TransactionRunner {
    */
   public <T> T run(TransactionWork<T> work) {
     Objects.requireNonNull(work, "work");
-    Optional<String> unsupported = sessions.whyTransactionsUnsupported();
+    long start = ticker.nanoTime();
+    Optional<String> unsupported;
+    try {
+      unsupported = sessions.whyTransactionsUnsupported();
+    } catch (MongoException e) {
+      throw failed("could not reach the server to check for transaction support", 0, start, e);
+    }
     if (unsupported.isPresent()) {
       throw new TransactionsUnsupportedException(
           "cannot run a transaction: " + unsupported.get() + "; nothing was executed");
     }
-    long start = ticker.nanoTime();
-    try (TxSession session = sessions.open()) {
+    try (TxSession session = open()) {
       int attempt = 0;
       while (true) {
         attempt++;
@@ -164,6 +169,15 @@ public final class TransactionRunner {
     }
   }
 
+  private TxSession open() {
+    try {
+      return sessions.open();
+    } catch (MongoClientException e) {
+      throw new TransactionsUnsupportedException("the driver refused to open a session: "
+          + e.getMessage() + "; nothing was executed", e);
+    }
+  }
+
   private void start(TxSession session) {
     try {
       session.startTransaction(options);
@@ -208,7 +222,7 @@ public final class TransactionRunner {
   private TransactionFailedException failed(String what, int attempt, long start,
       MongoException e) {
     Duration elapsed = Duration.ofNanos(ticker.nanoTime() - start);
-    return new TransactionFailedException("transaction aborted: " + what + " on attempt "
+    return new TransactionFailedException("transaction failed: " + what + " on attempt "
         + attempt + " after " + elapsed.toMillis() + "ms with a non-retryable error (code "
         + e.getCode() + ", labels " + e.getErrorLabels() + "): " + e.getMessage(),
         attempt, elapsed, e);

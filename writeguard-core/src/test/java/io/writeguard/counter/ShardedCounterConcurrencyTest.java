@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ShardedCounterConcurrencyTest {
   private static final int WRITERS = 8;
-  private static final int OPS_PER_WRITER = 250;
+  private static final int OPS_PER_WRITER = 150;
 
   @ParameterizedTest
   @EnumSource(CounterLayout.class)

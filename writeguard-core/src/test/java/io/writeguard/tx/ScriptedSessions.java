@@ -16,16 +16,24 @@ final class ScriptedSessions implements SessionSource {
   final Deque<RuntimeException> commitFailures = new ArrayDeque<>();
   final List<String> log = new ArrayList<>();
   RuntimeException startFailure;
+  RuntimeException openFailure;
+  RuntimeException supportCheckFailure;
   String unsupportedReason;
   int opened;
 
   @Override
   public Optional<String> whyTransactionsUnsupported() {
+    if (supportCheckFailure != null) {
+      throw supportCheckFailure;
+    }
     return Optional.ofNullable(unsupportedReason);
   }
 
   @Override
   public TxSession open() {
+    if (openFailure != null) {
+      throw openFailure;
+    }
     opened++;
     return new TxSession() {
       boolean active;

@@ -177,6 +177,26 @@ class TransactionRunnerTest {
   }
 
   @Test
+  void driverRefusalToOpenASessionIsReportedAsUnsupported() {
+    sessions.openFailure = new MongoClientException("sessions are not supported");
+    assertThatThrownBy(() -> runner().build().run(s -> bodyRuns.incrementAndGet()))
+        .isInstanceOf(TransactionsUnsupportedException.class)
+        .hasCause(sessions.openFailure);
+    assertThat(bodyRuns).hasValue(0);
+  }
+
+  @Test
+  void unreachableServerDuringTheSupportCheckIsATypedFailure() {
+    MongoException timeout = new MongoException(-3, "Timed out while waiting for a server");
+    sessions.supportCheckFailure = timeout;
+    assertThatThrownBy(() -> runner().build().run(s -> bodyRuns.incrementAndGet()))
+        .isInstanceOf(TransactionFailedException.class)
+        .hasMessageContaining("could not reach the server")
+        .hasCause(timeout);
+    assertThat(bodyRuns).hasValue(0);
+  }
+
+  @Test
   void interruptDuringBackoffRestoresTheFlag() {
     TransactionRunner r = runner().sleeper(d -> {
       throw new InterruptedException();
