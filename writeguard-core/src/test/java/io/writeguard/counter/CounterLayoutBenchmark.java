@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * <p>Increments per second on one hot counter: a single document {@code $inc} (one shard),
  * ten shards as fields of one document (the seed's layout), ten shards as documents; at 16 and
  * 64 threads; plus a plain {@code updateOne} without upsert to show what the upsert costs;
- * median of the rounds after a warm-up, with the ratio to the single document.
+ * median of interleaved rounds after a warm-up, with the ratio to the single document.
  * Runs against MONGODB_URI when set, else the embedded server.
  */
 class CounterLayoutBenchmark {
@@ -84,24 +84,34 @@ class CounterLayoutBenchmark {
         TestMongo.isEmbedded() ? "embedded" : "MONGODB_URI",
         Runtime.getRuntime().availableProcessors(), SECONDS, ROUNDS);
     for (int threads : new int[] {16, 64}) {
-      double baseline = 0;
+      List<MongoCollection<Document>> collections = new ArrayList<>();
+      List<Target> targets = new ArrayList<>();
       for (Config config : configs) {
         MongoCollection<Document> collection =
             TestMongo.freshDatabase("Bench").getCollection("counters");
-        Target counter = target(config, collection);
-        run(counter, collection, threads, 0.5); // warm-up
-        double[] rates = new double[ROUNDS];
-        for (int r = 0; r < ROUNDS; r++) {
-          rates[r] = run(counter, collection, threads, SECONDS);
+        collections.add(collection);
+        targets.add(target(config, collection));
+        run(targets.get(targets.size() - 1), collection, threads, 1.0); // warm-up
+      }
+      // Rounds interleave the configurations, so load drift on a shared machine hits all alike.
+      double[][] rates = new double[configs.size()][ROUNDS];
+      for (int r = 0; r < ROUNDS; r++) {
+        for (int c = 0; c < configs.size(); c++) {
+          rates[c][r] = run(targets.get(c), collections.get(c), threads, SECONDS);
         }
-        Arrays.sort(rates);
-        double median = rates[ROUNDS / 2];
-        if (baseline == 0) {
+      }
+      double baseline = 0;
+      for (int c = 0; c < configs.size(); c++) {
+        Arrays.sort(rates[c]);
+        double median = rates[c][ROUNDS / 2];
+        if (c == 0) {
           baseline = median;
         }
         System.out.printf("threads %3d  %-24s %9.0f inc/s  (%.2fx single doc; rounds %s)%n",
-            threads, config.name(), median, median / baseline, Arrays.toString(
-                Arrays.stream(rates).mapToLong(Math::round).toArray()));
+            threads, configs.get(c).name(), median, median / baseline, Arrays.toString(
+                Arrays.stream(rates[c]).mapToLong(Math::round).toArray()));
+      }
+      for (MongoCollection<Document> collection : collections) {
         TestMongo.client().getDatabase(collection.getNamespace().getDatabaseName()).drop();
       }
     }
