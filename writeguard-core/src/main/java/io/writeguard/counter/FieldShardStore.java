@@ -1,0 +1,79 @@
+package io.writeguard.counter;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gte;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.Updates;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * Shards as fields of one document: {@code {_id: "<counter>", balance_shard_0: 7,
+ * balance_shard_1: 3, ...}} (int64 values, a missing field counts as 0). Thread-safe.
+ */
+final class FieldShardStore implements ShardStore {
+  private final MongoCollection<Document> collection;
+  private final String[] fields;
+  private final Bson projection;
+
+  FieldShardStore(MongoCollection<Document> collection, String field, int shards) {
+    this.collection = collection;
+    this.fields = new String[shards];
+    for (int i = 0; i < shards; i++) {
+      fields[i] = field + "_shard_" + i;
+    }
+    this.projection = Projections.include(fields);
+  }
+
+  @Override
+  public void add(String counterId, int shard, long amount) {
+    Upserts.upsert(collection, eq("_id", counterId), Updates.inc(fields[shard], amount));
+  }
+
+  @Override
+  public boolean tryTake(String counterId, int shard, long amount) {
+    return collection.updateOne(and(eq("_id", counterId), gte(fields[shard], amount)),
+        Updates.inc(fields[shard], -amount)).getMatchedCount() == 1;
+  }
+
+  /**
+   * Takes {@code take[i]} from every shard i in one atomic update, only if each of those
+   * shards still holds at least that much.
+   */
+  boolean tryTakeAll(String counterId, long[] take) {
+    List<Bson> filters = new ArrayList<>();
+    List<Bson> updates = new ArrayList<>();
+    filters.add(eq("_id", counterId));
+    for (int i = 0; i < take.length; i++) {
+      if (take[i] > 0) {
+        filters.add(gte(fields[i], take[i]));
+        updates.add(Updates.inc(fields[i], -take[i]));
+      }
+    }
+    return collection.updateOne(and(filters), Updates.combine(updates)).getMatchedCount() == 1;
+  }
+
+  @Override
+  public long[] read(String counterId) {
+    Document doc = collection.find(eq("_id", counterId)).projection(projection).first();
+    long[] values = new long[fields.length];
+    for (int i = 0; doc != null && i < fields.length; i++) {
+      values[i] = asLong(doc.get(fields[i]));
+    }
+    return values;
+  }
+
+  @Override
+  public long readOne(String counterId, int shard) {
+    return read(counterId)[shard];
+  }
+
+  static long asLong(Object value) {
+    return value instanceof Number n ? n.longValue() : 0L;
+  }
+}

@@ -1,0 +1,346 @@
+package io.writeguard.idempotency;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoException;
+import com.mongodb.MongoWriteException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import io.writeguard.Sleeper;
+import io.writeguard.Ticker;
+import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Checks;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import org.bson.BsonDocument;
+import org.bson.BsonDocumentReader;
+import org.bson.BsonReader;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.bson.codecs.Codec;
+import org.bson.codecs.DecoderContext;
+import org.bson.codecs.configuration.CodecConfigurationException;
+import org.bson.conversions.Bson;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a side effect (send a mail, charge a card) at most once per key, however many times the
+ * surrounding update is retried, and hands every caller the same outcome.
+ *
+ * <p>One document per key, the key being the {@code _id}, so the unique {@code _id} index
+ * decides who claims it (no other index, no TTL: the embedded server ignores TTL):
+ * <pre>{@code
+ * { _id: "<key>", state: "pending" | "done", owner: "<random token of the claimer>",
+ *   claimedAt: ISODate (server clock), leaseMillis: 30000, takeovers: 0,
+ *   outcome: <what the action returned>, completedAt: ISODate (server clock) }
+ * }</pre>
+ *
+ * <p>{@code once(key, action)}:
+ * <ol>
+ *   <li>Claim: an upsert filtered on {@code {_id: key, owner: myToken}}. The token is new, so
+ *       the filter can only match a document that does not exist yet: either this inserts the
+ *       claim ({@code claimedAt} set by {@code $currentDate}) or it fails with duplicate key
+ *       (11000) because someone else's record exists. One round trip, atomic.
+ *   <li>Claimed: run the action. Success stores the outcome with a filter on our owner token,
+ *       so a claimer whose lease was taken over cannot overwrite the new owner's record (it
+ *       gets {@link OutcomeNotRecordedException}). Failure deletes our claim (again only if
+ *       still ours), so a later call can retry, and rethrows.
+ *   <li>Not claimed: read the record. Done: return the stored outcome. Pending: if its lease
+ *       ran out by the server's clock ({@code $expr: claimedAt + leaseMillis < $$NOW}), take
+ *       it over with a conditional update on the owner we saw (two takers cannot both match);
+ *       else wait with backoff and look again, up to the wait timeout, then throw
+ *       {@link IdempotencyInProgressException}. Gone (released): claim again.
+ * </ol>
+ * Expiry is judged on the server clock only, so clients with skewed clocks agree. A lease must
+ * outlast the action: when an action runs past its lease, a second caller may run it too.
+ *
+ * <p>Outcomes are encoded with the collection's codec registry (strings, numbers, documents,
+ * records with the driver's record codec, ...). Records stay until {@link #forget(String)}.
+ * Immutable and thread-safe.
+ */
+public final class IdempotencyStore {
+  static final String PENDING = "pending";
+  static final String DONE = "done";
+  private static final Logger log = LoggerFactory.getLogger(IdempotencyStore.class);
+  private static final UpdateOptions UPSERT = new UpdateOptions().upsert(true);
+  private static final int STORE_TRIES = 3;
+  private static final Bson LEASE_EXPIRED = Filters.expr(new Document("$lt", List.of(
+      new Document("$add", List.of("$claimedAt", "$leaseMillis")), "$$NOW")));
+
+  private final MongoCollection<Document> collection;
+  private final MongoCollection<BsonDocument> raw;
+  private final Duration lease;
+  private final Duration waitTimeout;
+  private final Duration minPoll;
+  private final Duration maxPoll;
+  private final Ticker ticker;
+  private final Sleeper sleeper;
+
+  private IdempotencyStore(Builder b) {
+    this.collection = b.collection;
+    this.raw = b.collection.withDocumentClass(BsonDocument.class);
+    this.lease = b.lease;
+    this.waitTimeout = b.waitTimeout;
+    this.minPoll = b.minPoll;
+    this.maxPoll = b.maxPoll;
+    this.ticker = b.ticker;
+    this.sleeper = b.sleeper;
+  }
+
+  public static Builder builder(MongoCollection<Document> collection) {
+    return new Builder(Objects.requireNonNull(collection, "collection"));
+  }
+
+  /**
+   * Runs {@code action} if no call with this key has completed it, and returns its outcome;
+   * otherwise returns the stored outcome without running it.
+   *
+   * @throws IdempotencyInProgressException another claim is still running after the wait
+   * @throws OutcomeNotRecordedException the action ran but its outcome could not be stored
+   * @throws IdempotentActionException the action threw a checked exception (claim released);
+   *     unchecked ones are rethrown as they are
+   * @throws IllegalArgumentException blank key, or no codec for {@code outcomeType}
+   */
+  public <T> OnceResult<T> once(String key, Class<T> outcomeType,
+      Callable<? extends T> action) {
+    Checks.notBlank("key", key);
+    Objects.requireNonNull(outcomeType, "outcomeType");
+    Objects.requireNonNull(action, "action");
+    Codec<T> codec = codecFor(outcomeType);
+    return execute(key, codec, action);
+  }
+
+  /** {@link #once(String, Class, Callable)} for an action without a result; true if it ran here. */
+  public boolean once(String key, Runnable action) {
+    Checks.notBlank("key", key);
+    Objects.requireNonNull(action, "action");
+    return execute(key, null, () -> {
+      action.run();
+      return null;
+    }).executed();
+  }
+
+  /** Deletes the completed record of {@code key}, so the key can be used again. */
+  public boolean forget(String key) {
+    Checks.notBlank("key", key);
+    return collection.deleteOne(and(eq("_id", key), eq("state", DONE))).getDeletedCount() == 1;
+  }
+
+  private <T> OnceResult<T> execute(String key, Codec<T> codec, Callable<? extends T> action) {
+    String token = UUID.randomUUID().toString();
+    long start = ticker.nanoTime();
+    int checks = 0;
+    while (true) {
+      if (tryClaim(key, token)) {
+        return run(key, token, action);
+      }
+      checks++;
+      BsonDocument record = raw.find(eq("_id", key)).first();
+      // null: the claim was released between our claim and our read, so claim again at once.
+      String owner = record == null ? "(released)" : record.getString("owner").getValue();
+      if (record != null) {
+        if (DONE.equals(record.getString("state").getValue())) {
+          return new OnceResult<>(decode(key, codec, record.get("outcome")), false);
+        }
+        if (tryTakeOver(key, owner, token)) {
+          log.info("idempotency key '{}': took over claim {} after its lease ran out", key,
+              owner);
+          return run(key, token, action);
+        }
+      }
+      long waited = ticker.nanoTime() - start;
+      long left = waitTimeout.toNanos() - waited;
+      if (left <= 0) {
+        throw new IdempotencyInProgressException(key, Duration.ofNanos(waited), owner, checks);
+      }
+      if (record != null) {
+        sleep(Duration.ofNanos(Math.min(left, poll(checks).toNanos())), key);
+      }
+    }
+  }
+
+  private boolean tryClaim(String key, String token) {
+    try {
+      collection.updateOne(and(eq("_id", key), eq("owner", token)), Updates.combine(
+          Updates.set("state", PENDING),
+          Updates.set("leaseMillis", lease.toMillis()),
+          Updates.set("takeovers", 0),
+          Updates.currentDate("claimedAt")), UPSERT);
+      return true;
+    } catch (MongoWriteException e) {
+      if (ErrorCategory.fromErrorCode(e.getCode()) == ErrorCategory.DUPLICATE_KEY) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private boolean tryTakeOver(String key, String expiredOwner, String token) {
+    return collection.updateOne(
+        and(eq("_id", key), eq("state", PENDING), eq("owner", expiredOwner), LEASE_EXPIRED),
+        Updates.combine(
+            Updates.set("owner", token),
+            Updates.set("leaseMillis", lease.toMillis()),
+            Updates.inc("takeovers", 1),
+            Updates.currentDate("claimedAt"))).getMatchedCount() == 1;
+  }
+
+  private <T> OnceResult<T> run(String key, String token, Callable<? extends T> action) {
+    long started = ticker.nanoTime();
+    T value;
+    try {
+      value = action.call();
+    } catch (Throwable failure) {
+      release(key, token, failure);
+      if (failure instanceof RuntimeException e) {
+        throw e;
+      }
+      if (failure instanceof Error e) {
+        throw e;
+      }
+      if (failure instanceof InterruptedException e) {
+        throw new WriteGuardInterruptedException(
+            "running the action for idempotency key '" + key + "'", e);
+      }
+      throw new IdempotentActionException(key, failure);
+    }
+    complete(key, token, value, started);
+    return new OnceResult<>(value, true);
+  }
+
+  private void complete(String key, String token, Object value, long started) {
+    MongoException last = null;
+    for (int attempt = 1; attempt <= STORE_TRIES; attempt++) {
+      try {
+        long matched = collection.updateOne(
+            and(eq("_id", key), eq("owner", token), eq("state", PENDING)),
+            Updates.combine(
+                Updates.set("state", DONE),
+                Updates.set("outcome", value),
+                Updates.currentDate("completedAt"))).getMatchedCount();
+        if (matched == 1) {
+          return;
+        }
+        Duration took = Duration.ofNanos(ticker.nanoTime() - started);
+        throw new OutcomeNotRecordedException(key, "the action took " + took.toMillis()
+            + "ms, its lease of " + lease.toMillis() + "ms ran out and another caller took the"
+            + " key over, so the action may have run twice; make the lease longer", null);
+      } catch (MongoException e) {
+        last = e;
+        log.warn("idempotency key '{}': storing the outcome failed (try {})", key, attempt, e);
+      }
+    }
+    throw new OutcomeNotRecordedException(key, "storing it failed " + STORE_TRIES
+        + " times; the claim stays until its lease of " + lease.toMillis()
+        + "ms runs out, then the action may run again", last);
+  }
+
+  private void release(String key, String token, Throwable failure) {
+    try {
+      collection.deleteOne(and(eq("_id", key), eq("owner", token), eq("state", PENDING)));
+    } catch (RuntimeException e) {
+      // The claim then expires with its lease; the action's own failure is what the caller needs.
+      failure.addSuppressed(e);
+    }
+  }
+
+  private Duration poll(int checks) {
+    long nanos = minPoll.toNanos() << Math.min(checks - 1, 20);
+    return nanos <= 0 || nanos > maxPoll.toNanos() ? maxPoll : Duration.ofNanos(nanos);
+  }
+
+  private void sleep(Duration duration, String key) {
+    try {
+      sleeper.sleep(duration);
+    } catch (InterruptedException e) {
+      throw new WriteGuardInterruptedException(
+          "waiting for another claim on idempotency key '" + key + "'", e);
+    }
+  }
+
+  private <T> Codec<T> codecFor(Class<T> type) {
+    try {
+      return collection.getCodecRegistry().get(type);
+    } catch (CodecConfigurationException e) {
+      throw new IllegalArgumentException("outcomeType " + type.getName()
+          + " has no codec in the collection's codec registry", e);
+    }
+  }
+
+  private static <T> T decode(String key, Codec<T> codec, BsonValue stored) {
+    if (codec == null || stored == null || stored.isNull()) {
+      return null;
+    }
+    BsonReader reader = new BsonDocumentReader(new BsonDocument("outcome", stored));
+    reader.readStartDocument();
+    reader.readName();
+    try {
+      return codec.decode(reader, DecoderContext.builder().build());
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("idempotency key '" + key + "': the stored outcome ("
+          + stored.getBsonType() + ") cannot be read as " + codec.getEncoderClass().getName(), e);
+    }
+  }
+
+  /** Builds an {@link IdempotencyStore}. Not thread-safe; {@link #build()} copies the values. */
+  public static final class Builder {
+    private final MongoCollection<Document> collection;
+    private Duration lease = Duration.ofSeconds(30);
+    private Duration waitTimeout = Duration.ofSeconds(5);
+    private Duration minPoll = Duration.ofMillis(5);
+    private Duration maxPoll = Duration.ofMillis(200);
+    private Ticker ticker = Ticker.system();
+    private Sleeper sleeper = Sleeper.system();
+
+    private Builder(MongoCollection<Document> collection) {
+      this.collection = collection;
+    }
+
+    /** How long a claim is honoured before another caller may take it over; default 30 s. */
+    public Builder lease(Duration lease) {
+      Checks.positive("lease", lease);
+      Checks.atLeast("lease in ms", lease.toMillis(), 1L);
+      this.lease = lease;
+      return this;
+    }
+
+    /** How long a caller waits for someone else's claim to finish; default 5 s; 0: never. */
+    public Builder waitTimeout(Duration waitTimeout) {
+      this.waitTimeout = Checks.notNegative("waitTimeout", waitTimeout);
+      return this;
+    }
+
+    /** First and longest pause between looks at someone else's claim; default 5-200 ms. */
+    public Builder pollInterval(Duration min, Duration max) {
+      this.minPoll = Checks.positive("minPoll", min);
+      this.maxPoll = Checks.positive("maxPoll", max);
+      return this;
+    }
+
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    public Builder sleeper(Sleeper sleeper) {
+      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
+    }
+
+    public IdempotencyStore build() {
+      if (maxPoll.compareTo(minPoll) < 0) {
+        throw new IllegalArgumentException(
+            "maxPoll must be >= minPoll (" + minPoll + "), was " + maxPoll);
+      }
+      return new IdempotencyStore(this);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+package io.writeguard.idempotency;
+
+import io.writeguard.WriteGuardException;
+
+/**
+ * The action ran in this call, but its outcome could not be recorded: the claim's lease ran out
+ * and another caller took the key over (so the action may have run twice: make the lease
+ * longer than the action), or the server failed while storing it (the claim then expires and
+ * the action may run again). The cause, if any, is the storage error.
+ */
+public class OutcomeNotRecordedException extends WriteGuardException {
+  private static final long serialVersionUID = 1L;
+
+  private final String key;
+
+  public OutcomeNotRecordedException(String key, String reason, Throwable cause) {
+    super("idempotency key '" + key + "': the action ran but its outcome was not recorded: "
+        + reason, cause);
+    this.key = key;
+  }
+
+  public String key() {
+    return key;
+  }
+}
