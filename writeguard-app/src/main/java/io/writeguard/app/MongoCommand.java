@@ -1,5 +1,6 @@
 package io.writeguard.app;
 
+import io.writeguard.app.cli.UsageException;
 import io.writeguard.embedded.EmbeddedMongo;
 import java.io.PrintWriter;
 import java.util.List;
@@ -22,22 +23,22 @@ import sun.misc.Signal;
  * command installs handlers for TERM and INT that only wake the main thread, which stops the
  * server and returns 0. A shutdown hook still stops the server if the JVM ends some other way
  * (SIGHUP, {@code System.exit} elsewhere, or a platform where a handler cannot be installed; then
- * the exit status is the JVM's usual one).
+ * the exit status is the JVM's usual one). The handlers use {@code sun.misc.Signal} from the
+ * {@code jdk.unsupported} module, which JEP 260 keeps open for exactly this; javac warns about it.
  *
- * <p>Exit status: 0 after a clean stop, 2 for a bad or unusable port (one line on stderr naming
- * it). Not thread-safe: picocli makes one instance per invocation.
+ * <p>Exit status: 0 after a clean stop, 2 for a bad or unusable port (a {@link UsageException}:
+ * one line on stderr naming the port). Not thread-safe: picocli makes one instance per
+ * invocation.
  */
 @Command(
     name = "mongo",
     mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
     description = {
       "Runs an embedded MongoDB (in memory, snapshot reads) on 127.0.0.1 until stopped.",
       "Prints its URI (mongodb://127.0.0.1:PORT) on stdout; SIGTERM or Ctrl-C stops it."
     })
 public final class MongoCommand implements Callable<Integer> {
-  static final int EXIT_OK = 0;
-  static final int EXIT_USAGE = 2;
-
   @Spec private CommandSpec spec;
 
   @Option(
@@ -48,26 +49,21 @@ public final class MongoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
     if (port < 0 || port > 65535) {
-      err.println("writeguard mongo: --port must be between 0 and 65535, was " + port);
-      err.flush();
-      return EXIT_USAGE;
+      throw new UsageException("--port must be between 0 and 65535, was " + port);
     }
     EmbeddedMongo mongo;
     try {
       mongo = EmbeddedMongo.start(port);
     } catch (IllegalStateException e) { // the message names the address and the cause
-      err.println("writeguard mongo: " + e.getMessage());
-      err.flush();
-      return EXIT_USAGE;
+      throw new UsageException(e.getMessage(), e);
     }
     Thread hook = new Thread(mongo::close, "writeguard-mongo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     CountDownLatch stopRequested = new CountDownLatch(1);
     handleStopSignals(stopRequested);
 
+    PrintWriter out = spec.commandLine().getOut();
     out.println(mongo.uri());
     out.flush();
     try {
@@ -77,9 +73,10 @@ public final class MongoCommand implements Callable<Integer> {
     }
     mongo.close();
     removeHook(hook);
+    PrintWriter err = spec.commandLine().getErr();
     err.println("writeguard mongo: stopped " + mongo.uri());
     err.flush();
-    return EXIT_OK;
+    return 0;
   }
 
   /** Installs TERM and INT handlers that count down {@code stop}. */

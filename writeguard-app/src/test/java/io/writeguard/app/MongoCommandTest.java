@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /** {@code writeguard mongo} with ports it cannot use, run in this JVM through {@link Main#run}. */
 class MongoCommandTest {
+  private static final String NL = System.lineSeparator();
 
   @BeforeAll
   static void initialiseLoggingOutsideTheCapture() {
@@ -27,7 +28,8 @@ class MongoCommandTest {
   void aNegativePortIsAUsageErrorNamingThePort() {
     Run run = run("mongo", "--port", "-1");
     assertThat(run.status).isEqualTo(2);
-    assertThat(run.err).isEqualTo("writeguard mongo: --port must be between 0 and 65535, was -1\n");
+    assertThat(run.err)
+        .isEqualTo("writeguard: --port must be between 0 and 65535, was -1" + NL);
     assertThat(run.out).isEmpty();
   }
 
@@ -36,7 +38,7 @@ class MongoCommandTest {
     Run run = run("mongo", "--port=65536");
     assertThat(run.status).isEqualTo(2);
     assertThat(run.err)
-        .isEqualTo("writeguard mongo: --port must be between 0 and 65535, was 65536\n");
+        .isEqualTo("writeguard: --port must be between 0 and 65535, was 65536" + NL);
     assertThat(run.out).isEmpty();
   }
 
@@ -48,9 +50,10 @@ class MongoCommandTest {
       assertThat(run.status).isEqualTo(2);
       assertThat(run.err)
           .isEqualTo(
-              "writeguard mongo: cannot start embedded MongoDB on 127.0.0.1:"
+              "writeguard: cannot start embedded MongoDB on 127.0.0.1:"
                   + port
-                  + ": BindException (Address already in use)\n");
+                  + ": BindException (Address already in use)"
+                  + NL);
       assertThat(run.out).isEmpty();
     }
   }
