@@ -59,8 +59,8 @@ class SnapshotReadsStressTest {
     Result result;
     try {
       String uri = "mongodb://127.0.0.1:" + bind(server);
-      result =
-          TornReadLoad.run(uri, Boolean.getBoolean("writeguard.tornreads.full") ? FULL_RUN : UNTIL_TORN);
+      boolean full = Boolean.getBoolean("writeguard.tornreads.full");
+      result = TornReadLoad.run(uri, full ? FULL_RUN : UNTIL_TORN);
     } finally {
       server.shutdownNow();
     }
