@@ -475,12 +475,11 @@ public final class MongoLeaseLockService implements LockService {
     session.cancelTimer();
     MongoLeaseHandle holder = session.current;
     long token = holder != null ? holder.token() : session.top;
-    if (holder != null) {
-      holder.markLost();
-    }
     log.warn("mongo lock '{}' (token {}) lost: {}", LockArguments.shorten(session.key), token, why);
+    // The listener first: whoever sees isLost() can rely on the listener having heard it.
     listener.onLeaseLost(BACKEND, session.key, token);
     if (holder != null) {
+      holder.markLost();
       holder.releaseLocal();
     } else {
       runInBackground(() -> releaseParked(session.key));

@@ -105,10 +105,10 @@ class MongoLeaseLockBehaviourTest {
 
   @Test
   void theWatchdogRenewsSoAnotherOwnerCannotTakeTheLock() throws Exception {
-    MongoLeaseLockService a = service(builder().lease(Duration.ofMillis(400)).renewInterval(Duration.ofMillis(100)));
-    MongoLeaseLockService b = service(builder().lease(Duration.ofMillis(400)));
+    MongoLeaseLockService a = service(builder().lease(Duration.ofMillis(1000)).renewInterval(Duration.ofMillis(100)));
+    MongoLeaseLockService b = service(builder().lease(Duration.ofMillis(1000)));
     try (LockHandle held = a.acquire("renewed", Duration.ofSeconds(5))) {
-      long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+      long until = System.nanoTime() + Duration.ofMillis(3000).toNanos(); // three leases
       while (System.nanoTime() < until) {
         assertThat(b.tryAcquire("renewed")).as("another owner takes a renewed lock").isEmpty();
         Thread.sleep(50);
