@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
     description = "Stops lost updates on MongoDB, and proves it with numbers.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      io.writeguard.app.lab.LabCommand.class,
     })
 public final class Main implements Runnable {
 
