@@ -1,0 +1,330 @@
+package io.writeguard.update;
+
+import io.writeguard.Sleeper;
+import io.writeguard.Ticker;
+import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.version.VersionFieldException;
+import io.writeguard.version.VersionGuard;
+import io.writeguard.version.VersionPolicy;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
+import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.Codec;
+import org.bson.conversions.Bson;
+
+/**
+ * The read-mutate-compare-and-set loop behind {@link VersionedUpdater}. Package-private.
+ *
+ * <p>One attempt:
+ *
+ * <ol>
+ *   <li>Read the whole document (fresh every attempt; never a snapshot from an earlier one).
+ *       None: not found. Take its version ({@link VersionPolicy#expectedVersion}).
+ *   <li>Give the mutator its own decoded copy; it returns a {@link Mutation}.
+ *   <li>Write with a filter on {@code _id} and the version read ({@code {$exists: false}} to
+ *       adopt a legacy document), incrementing the version in the same write.
+ *   <li>Matched: done. Missed: read only {@code _id} and version to tell a conflict (the
+ *       document is there, its version moved: retry) from a deletion (not found).
+ * </ol>
+ *
+ * <p>Between attempts: stop if the attempts or the deadline are used up, otherwise sleep a
+ * full-jitter backoff. Errors are sorted by {@link MongoErrors}. Immutable and thread-safe:
+ * all per-call state lives in a {@link Call}.
+ */
+final class UpdateLoop {
+  private final Store store;
+  private final VersionPolicy versions;
+  private final VersionGuard guard;
+  private final RetryPolicy retry;
+  private final WriteGuardListener listener;
+  private final OperationScope scope;
+  private final Ticker ticker;
+  private final Sleeper sleeper;
+  private final RandomGenerator random;
+  private final Codec<Document> documentCodec;
+
+  UpdateLoop(Store store, VersionPolicy versions, RetryPolicy retry, WriteGuardListener listener,
+      String strategy, Ticker ticker, Sleeper sleeper, RandomGenerator random) {
+    this.store = store;
+    this.versions = versions;
+    this.guard = VersionGuard.of(versions);
+    this.retry = retry;
+    this.listener = WriteGuardListener.safe(listener);
+    this.scope = new OperationScope(store.collectionName(), strategy);
+    this.ticker = ticker;
+    this.sleeper = sleeper;
+    this.random = random;
+    this.documentCodec = store.codecRegistry().get(Document.class);
+  }
+
+  OperationScope scope() {
+    return scope;
+  }
+
+  /** The state of one call; confined to the calling thread. */
+  private final class Call {
+    final Object id;
+    final long startNanos;
+    int attempt;
+    OptionalLong lastSeenVersion = OptionalLong.empty();
+    RuntimeException lastTransient;
+
+    Call(Object id, long startNanos) {
+      this.id = id;
+      this.startNanos = startNanos;
+    }
+
+    Duration elapsed() {
+      return Duration.ofNanos(ticker.nanoTime() - startNanos);
+    }
+  }
+
+  UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(mutator, "mutator");
+    Call call = new Call(id, ticker.nanoTime());
+    try {
+      while (true) {
+        call.attempt++;
+        listener.onAttempt(scope, id, call.attempt);
+        UpdateOutcome outcome = attempt(call, mutator, returnAfter);
+        if (outcome != null) {
+          listener.onSuccess(scope, id, call.attempt, outcome.elapsed());
+          return outcome;
+        }
+        backOffOrGiveUp(call);
+      }
+    } catch (RetriesExhaustedException e) {
+      listener.onExhausted(scope, id, e.attempts(), e.elapsed());
+      throw e;
+    } catch (RuntimeException e) {
+      listener.onFailure(scope, id, e);
+      throw e;
+    }
+  }
+
+  /** One attempt: the outcome, or null when it should be retried (conflict or transient). */
+  private UpdateOutcome attempt(Call call, Mutator mutator, boolean returnAfter) {
+    RawBsonDocument current;
+    try {
+      current = store.read(call.id);
+    } catch (RuntimeException e) {
+      return failedRead(call, e);
+    }
+    if (current == null) {
+      throw new DocumentNotFoundException(
+          store.collectionName(), call.id, call.attempt, call.elapsed(), false);
+    }
+    OptionalLong expected = versions.expectedVersion(call.id, current);
+    if (expected.isPresent()) {
+      call.lastSeenVersion = expected;
+    }
+    Mutation mutation = mutator.mutate(decode(current));
+    if (mutation == null) {
+      throw new IllegalArgumentException(
+          "mutator returned null for _id=" + call.id + "; return Mutation.none() to write nothing");
+    }
+    if (mutation instanceof Mutation.None) {
+      return new UpdateOutcome(call.id, returnAfter ? decode(current) : null,
+          expected.orElse(0), call.attempt, call.elapsed(), false);
+    }
+    Bson filter = expected.isPresent()
+        ? versions.filter(call.id, expected.getAsLong())
+        : versions.missingFilter(call.id);
+    // $inc by 1 on a missing field creates it as 1, so adoption writes version 1.
+    long next = expected.orElse(0) + 1;
+    Store.WriteResult result;
+    if (mutation instanceof Mutation.Update) {
+      BsonDocument update = withIncrement(((Mutation.Update) mutation).update());
+      result = write(call, expected, () -> store.update(filter, update, returnAfter));
+    } else {
+      Document replacement =
+          versionedReplacement(((Mutation.Replace) mutation).replacement(), current, expected, next);
+      result = write(call, expected, () -> store.replace(filter, replacement, returnAfter));
+    }
+    if (result == null) {
+      return null; // transient, nothing written
+    }
+    if (result.matched()) {
+      Document after = result.after();
+      long version = after == null ? next : versions.versionOf(call.id, after).orElse(next);
+      return new UpdateOutcome(call.id, after, version, call.attempt, call.elapsed(), true);
+    }
+    return missed(call);
+  }
+
+  private interface WriteCall {
+    Store.WriteResult run();
+  }
+
+  private Store.WriteResult write(Call call, OptionalLong expected, WriteCall write) {
+    try {
+      return write.run();
+    } catch (RuntimeException e) {
+      String coll = store.collectionName();
+      switch (MongoErrors.classifyWrite(e)) {
+        case DUPLICATE_KEY:
+          throw new DuplicateKeyWriteException(coll, call.id, call.attempt, call.elapsed(), e);
+        case DOCUMENT_VALIDATION:
+          throw new DocumentValidationException(coll, call.id, call.attempt, call.elapsed(), e);
+        case OUTCOME_UNKNOWN:
+          throw new WriteOutcomeUnknownException(
+              coll, call.id, call.attempt, call.elapsed(), expected.orElse(0), e);
+        case NOT_APPLIED_TRANSIENT:
+          transientFailure(call, e);
+          return null;
+        default:
+          throw permanent(call, "failed with an error that is not retried", e);
+      }
+    }
+  }
+
+  /** The write matched nothing: one cheap read says whether it was a conflict or a delete. */
+  private UpdateOutcome missed(Call call) {
+    RawBsonDocument probe;
+    try {
+      probe = store.probe(call.id, versions.field());
+    } catch (RuntimeException e) {
+      return failedRead(call, e);
+    }
+    if (probe == null) {
+      throw new DocumentNotFoundException(
+          store.collectionName(), call.id, call.attempt, call.elapsed(), true);
+    }
+    OptionalLong seen = versions.versionOf(call.id, probe);
+    if (seen.isPresent()) {
+      call.lastSeenVersion = seen;
+    }
+    call.lastTransient = null;
+    listener.onConflict(scope, call.id, call.attempt);
+    return null;
+  }
+
+  private UpdateOutcome failedRead(Call call, RuntimeException e) {
+    if (!MongoErrors.isTransientRead(e)) {
+      throw permanent(call, "could not read the document; nothing was written", e);
+    }
+    transientFailure(call, e);
+    return null;
+  }
+
+  private void transientFailure(Call call, RuntimeException e) {
+    if (!retry.retryTransientErrors()) {
+      throw new UpdateFailedException(store.collectionName(), call.id, call.attempt,
+          call.elapsed(), "hit a transient error (not retried: retryTransientErrors is off);"
+              + " nothing was written", e);
+    }
+    call.lastTransient = e;
+  }
+
+  private RuntimeException permanent(Call call, String what, RuntimeException e) {
+    if (!(e instanceof com.mongodb.MongoException)) {
+      return e; // not the server's: a bug or bad input, passed on as it is
+    }
+    return new UpdateFailedException(
+        store.collectionName(), call.id, call.attempt, call.elapsed(), what, e);
+  }
+
+  private void backOffOrGiveUp(Call call) {
+    if (call.attempt >= retry.maxAttempts()) {
+      throw exhausted(call, RetriesExhaustedException.Budget.ATTEMPTS);
+    }
+    Duration backoff = retry.backoff(call.attempt,
+        random != null ? random : ThreadLocalRandom.current());
+    long deadline = call.startNanos + retry.deadline().toNanos();
+    // Start a retry only if it can start before the deadline; sleeping past it is wasted.
+    if (ticker.nanoTime() + backoff.toNanos() - deadline >= 0) {
+      throw exhausted(call, RetriesExhaustedException.Budget.DEADLINE);
+    }
+    listener.onRetry(scope, call.id, call.attempt, backoff);
+    try {
+      sleeper.sleep(backoff);
+    } catch (InterruptedException e) {
+      throw new WriteGuardInterruptedException("backing off " + backoff.toMillis()
+          + "ms before attempt " + (call.attempt + 1) + " of the update of "
+          + store.collectionName() + " _id=" + call.id + "; nothing was written", e);
+    }
+  }
+
+  private RetriesExhaustedException exhausted(Call call, RetriesExhaustedException.Budget budget) {
+    return new RetriesExhaustedException(store.collectionName(), call.id, call.attempt,
+        call.elapsed(), budget, call.lastSeenVersion, call.lastTransient);
+  }
+
+  /** The user's operators plus {@code $inc: {version: 1}}; the user's Bson is not changed. */
+  private BsonDocument withIncrement(Bson userUpdate) {
+    BsonDocument user = userUpdate.toBsonDocument(BsonDocument.class, store.codecRegistry());
+    if (user.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Mutation.update needs at least one operator; return Mutation.none() to write nothing");
+    }
+    for (String key : user.keySet()) {
+      if (!key.startsWith("$")) {
+        throw new IllegalArgumentException("Mutation.update needs update operators such as"
+            + " $set, got the plain field '" + key + "'; use Mutation.replace for a whole"
+            + " document");
+      }
+    }
+    guard.checkUpdate(user, store.codecRegistry());
+    BsonDocument merged = new BsonDocument();
+    merged.putAll(user);
+    BsonDocument inc = new BsonDocument();
+    if (user.containsKey("$inc")) {
+      inc.putAll(user.getDocument("$inc"));
+    }
+    inc.put(versions.field(), new BsonInt64(1));
+    merged.put("$inc", inc);
+    return merged;
+  }
+
+  /**
+   * A copy of the mutator's replacement carrying version {@code next}. Its own version, if any,
+   * must be the one read (it is the copy the mutator was given); its {@code _id}, if any, the
+   * document's.
+   */
+  private Document versionedReplacement(
+      Document given, RawBsonDocument current, OptionalLong expected, long next) {
+    String field = versions.field();
+    for (String key : given.keySet()) {
+      if (key.startsWith("$")) {
+        throw new IllegalArgumentException("replacement has the operator key '" + key
+            + "'; use Mutation.update for update operators");
+      }
+    }
+    if (given.containsKey(field)) {
+      Object carried = given.get(field);
+      boolean asRead = (carried instanceof Long || carried instanceof Integer)
+          && expected.isPresent() && ((Number) carried).longValue() == expected.getAsLong();
+      if (!asRead) {
+        throw new VersionFieldException("replacement", field, "it carries " + carried
+            + " but the document was read at version "
+            + (expected.isPresent() ? Long.toString(expected.getAsLong()) : "none (legacy)")
+            + "; leave the version as read (or remove it): the library writes version + 1");
+      }
+    }
+    if (given.containsKey("_id")) {
+      BsonValue givenId = new Document("_id", given.get("_id"))
+          .toBsonDocument(BsonDocument.class, store.codecRegistry()).get("_id");
+      if (!givenId.equals(current.get("_id"))) {
+        throw new IllegalArgumentException("replacement changes _id from " + current.get("_id")
+            + " to " + givenId + "; _id is immutable");
+      }
+    }
+    Document copy = new Document(given);
+    copy.put(field, next);
+    return copy;
+  }
+
+  private Document decode(RawBsonDocument raw) {
+    return raw.decode(documentCodec);
+  }
+}

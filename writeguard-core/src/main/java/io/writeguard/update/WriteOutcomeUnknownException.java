@@ -1,0 +1,36 @@
+package io.writeguard.update;
+
+import java.time.Duration;
+
+/**
+ * The write was sent but its outcome is unknown: the connection broke or timed out after
+ * sending, or the server applied it but could not confirm the write concern. It may or may
+ * not have been applied.
+ *
+ * <p>Not retried, on purpose. Re-reading and applying the mutation again is only safe if the
+ * first write did not happen; if it did, the version has moved, the retry reads the new state
+ * and applies the mutation a second time (an increment counted twice). Nothing in the document
+ * says which writer moved the version, so the library cannot tell. The caller decides: re-read
+ * and check, or make the change idempotent. (The driver's own retryable writes, on by default
+ * on replica sets, already retry one such failure exactly once with a server-side transaction
+ * number; this exception means that did not help.) Immutable and thread-safe.
+ */
+public class WriteOutcomeUnknownException extends UpdateFailedException {
+  private static final long serialVersionUID = 1L;
+
+  private final long fromVersion;
+
+  public WriteOutcomeUnknownException(
+      String collection, Object key, int attempts, Duration elapsed, long fromVersion,
+      Throwable cause) {
+    super(collection, key, attempts, elapsed, "from version " + fromVersion
+        + " may or may not have been applied; not retried, since retrying would apply the"
+        + " change twice if it was; re-read the document to find out", cause);
+    this.fromVersion = fromVersion;
+  }
+
+  /** The version the write filtered on (0 for the adoption of a legacy document). */
+  public long fromVersion() {
+    return fromVersion;
+  }
+}
