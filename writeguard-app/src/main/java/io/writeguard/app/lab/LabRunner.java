@@ -119,8 +119,9 @@ public final class LabRunner {
       impl = strategy.factory().create(
           new StrategyContext(coll, WriteGuardListener.safe(stats), scope, ticker));
     } catch (RuntimeException e) {
-      throw new LabAbortedException("could not set up strategy '" + strategy.name()
-          + "' (" + phase + "): " + e, e);
+      String what = ServerGone.is(e) ? "MongoDB stopped answering" : "the run failed";
+      throw new LabAbortedException(what + " while setting up strategy '" + strategy.name()
+          + "' (" + phase + "), so it has no result: " + e, e);
     }
 
     CountDownLatch gate = new CountDownLatch(1);

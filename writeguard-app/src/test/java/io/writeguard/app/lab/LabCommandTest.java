@@ -34,6 +34,13 @@ class LabCommandTest {
     return cl.execute(args);
   }
 
+  /** The test server, patient enough for a loaded machine (3 s is MongoTarget's default). */
+  private static String testUri() {
+    String uri = TestMongo.uri();
+    boolean hasPath = uri.substring(uri.indexOf("://") + 3).contains("/");
+    return uri + (uri.contains("?") ? "&" : hasPath ? "?" : "/?") + "serverSelectionTimeoutMS=30000";
+  }
+
   private int lab(String... args) {
     List<String> all = new ArrayList<>(List.of("lab"));
     all.addAll(List.of(args));
@@ -89,7 +96,7 @@ class LabCommandTest {
   @Test
   void aFullRunPrintsTheTableWritesTheJsonAndExitsZeroWhenOnlyNaiveLoses() throws Exception {
     Path json = dir.resolve("lab.json");
-    int status = lab("--mongo-uri", TestMongo.uri(), "--strategies", "naive,atomic",
+    int status = lab("--mongo-uri", testUri(), "--strategies", "naive,atomic",
         "--clients", "16", "--docs", "1", "--ops", "1000", "--warmup", "0s",
         "--json", json.toString());
 
@@ -122,7 +129,7 @@ class LabCommandTest {
         naive.factory());
     LabRegistry registry = new LabRegistry(List.of(
         new ScenarioEntry<>(new ReadInfoScenario(), List.of(careless))));
-    int status = run(new CommandLine(new LabCommand(registry)), "--mongo-uri", TestMongo.uri(),
+    int status = run(new CommandLine(new LabCommand(registry)), "--mongo-uri", testUri(),
         "--clients", "16", "--docs", "1", "--ops", "1000", "--warmup", "0s");
     assertThat(status).isEqualTo(1);
     assertThat(err.toString()).contains("FAILED: careless lost");

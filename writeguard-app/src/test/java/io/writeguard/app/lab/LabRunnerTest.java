@@ -57,6 +57,22 @@ class LabRunnerTest {
   }
 
   @Test
+  void optimisticLosesNoneAtSixteenClientsOnOneDocumentAndCountsItsConflicts() {
+    LabReport report = run(List.of("optimistic"),
+        LabSettings.counted(16, 1, 42, 1_000, Duration.ZERO));
+    StrategyResult r = report.result("optimistic").orElseThrow();
+    assertThat(r.acknowledged() + r.errors()).isEqualTo(1_000);
+    assertThat(r.acknowledged()).isPositive();
+    assertThat(r.lostUpdates()).isZero();
+    assertThat(r.visible()).isEqualTo(r.expected()).isPositive();
+    // Attempts: one per operation plus one per retry; every conflict is counted.
+    assertThat(r.attempts()).isEqualTo(1_000 + r.retries());
+    assertThat(r.conflicts()).isPositive();
+    assertThat(r.conflictRatio()).isCloseTo((double) r.conflicts() / r.attempts(),
+        org.assertj.core.data.Offset.offset(0.0001));
+  }
+
+  @Test
   void strategiesRunInTheOrderGivenWithTheSameBudget() {
     LabReport report = run(List.of("atomic", "naive"),
         LabSettings.counted(3, 2, 7, 300, Duration.ZERO));

@@ -2,11 +2,11 @@ package io.writeguard.app.lab.readinfo;
 
 import static com.mongodb.client.model.Filters.eq;
 
-import com.mongodb.client.model.Updates;
 import com.mongodb.client.result.UpdateResult;
 import io.writeguard.app.lab.LabOperationException;
 import io.writeguard.app.lab.Strategy;
 import io.writeguard.app.lab.StrategyContext;
+import io.writeguard.path.AtomicUpdates;
 import java.time.Duration;
 
 /**
@@ -26,7 +26,7 @@ final class AtomicReadInfo implements Strategy<Mark> {
     long start = context.ticker().nanoTime();
     context.listener().onAttempt(context.scope(), mark.docId(), 1);
     UpdateResult result = context.collection().updateOne(
-        eq("_id", mark.docId()), Updates.addToSet(ReadInfoDocs.readPath(mark), mark.user()));
+        eq("_id", mark.docId()), AtomicUpdates.addToSet(ReadInfoDocs.readPath(mark), mark.user()));
     if (result.getMatchedCount() != 1) {
       throw new LabOperationException("$addToSet on document " + mark.docId() + " matched "
           + result.getMatchedCount() + " documents");

@@ -1,5 +1,6 @@
 package io.writeguard.app.lab.readinfo;
 
+import io.writeguard.path.FieldPath;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.Document;
@@ -41,8 +42,13 @@ final class ReadInfoDocs {
     return true;
   }
 
+  /**
+   * The item's {@code read} list inside {@code doc} (live, not a copy).
+   *
+   * @throws IllegalStateException when {@code doc} lacks the item
+   */
   @SuppressWarnings("unchecked")
-  private static List<Object> readList(Document doc, Mark mark) {
+  static List<Object> readList(Document doc, Mark mark) {
     Object infos = doc.get("infos");
     Object skeys = infos instanceof Document d ? d.get(mark.key()) : null;
     Object items = skeys instanceof Document d ? d.get(mark.skey()) : null;
@@ -55,9 +61,12 @@ final class ReadInfoDocs {
     return (List<Object>) read;
   }
 
-  /** The dotted path of the mark's read list, e.g. {@code infos.k0.s1.2.read}. */
-  static String readPath(Mark mark) {
-    return "infos." + mark.key() + "." + mark.skey() + "." + mark.index() + ".read";
+  /**
+   * The path of the mark's read list, {@code infos.<key>.<skey>.<i>.read}, built from validated
+   * segments.
+   */
+  static FieldPath readPath(Mark mark) {
+    return FieldPath.of("infos", mark.key(), mark.skey()).index(mark.index()).field("read");
   }
 
   /**

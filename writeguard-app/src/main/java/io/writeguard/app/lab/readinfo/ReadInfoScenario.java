@@ -26,7 +26,10 @@ public final class ReadInfoScenario implements Scenario<Mark> {
             NaiveReadInfo::new),
         new LabStrategy<>("atomic", false,
             "one $addToSet on infos.<key>.<skey>.<i>.read: no read, no retry",
-            AtomicReadInfo::new)));
+            AtomicReadInfo::new),
+        new LabStrategy<>("optimistic", false,
+            "read, compute the new list, $set it if the version is unchanged; retry with backoff",
+            OptimisticReadInfo::new)));
   }
 
   @Override

@@ -79,6 +79,57 @@ class ReadInfoScenarioTest {
   }
 
   @Test
+  void optimisticKeepsBothMarksWhenBothClientsReadBeforeEitherWrites() throws Exception {
+    ReadInfoRun run = start(2, 1);
+    ReadInfoClient a = (ReadInfoClient) run.client(0, 1);
+    ReadInfoClient b = (ReadInfoClient) run.client(1, 2);
+    CyclicBarrier bothRead = new CyclicBarrier(2);
+    ThreadLocal<Boolean> firstAttempt = ThreadLocal.withInitial(() -> true);
+    StrategyStats stats = new StrategyStats();
+    OptimisticReadInfo optimistic = new OptimisticReadInfo(context(stats),
+        OptimisticReadInfo.POLICY, () -> {
+          if (firstAttempt.get()) { // only the first attempts meet; the retry goes alone
+            firstAttempt.set(false);
+            try {
+              bothRead.await(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          }
+        });
+    // The same item, so without the version check the second write would erase the first.
+    Mark ma = mark(0, "k1", "s0", 2);
+    Mark mb = mark(1, "k1", "s0", 2);
+    Future<?> fa = pool.submit(() -> optimistic.apply(ma));
+    Future<?> fb = pool.submit(() -> optimistic.apply(mb));
+    fa.get(20, TimeUnit.SECONDS);
+    fb.get(20, TimeUnit.SECONDS);
+    a.acknowledged(ma);
+    b.acknowledged(mb);
+
+    assertThat(run.verify(List.of(a, b))).isEqualTo(new Verification(2, 2));
+    assertThat(stats.conflicts()).isEqualTo(1);
+    assertThat(stats.retries()).isEqualTo(1);
+    assertThat(stats.attempts()).isEqualTo(3);
+    Document doc = coll.find(eq("_id", "g0-d0")).first();
+    assertThat(doc.getLong("version")).isEqualTo(2L);
+  }
+
+  @Test
+  void optimisticWritesNothingForARepeatedClick() {
+    ReadInfoRun run = start(1, 1);
+    ReadInfoClient a = (ReadInfoClient) run.client(0, 1);
+    OptimisticReadInfo optimistic = new OptimisticReadInfo(context(new StrategyStats()));
+    Mark m = mark(0, "k0", "s1", 3);
+    optimistic.apply(m);
+    a.acknowledged(m);
+    optimistic.apply(m);
+    a.acknowledged(m);
+    assertThat(run.verify(List.of(a))).isEqualTo(new Verification(1, 1));
+    assertThat(coll.find(eq("_id", "g0-d0")).first().getLong("version")).isEqualTo(1L);
+  }
+
+  @Test
   void atomicKeepsBothMarksUnderTheSameInterleaving() throws Exception {
     ReadInfoRun run = start(2, 1);
     ReadInfoClient a = (ReadInfoClient) run.client(0, 1);
