@@ -43,6 +43,15 @@ final class ClientLoop<O> implements Runnable {
       Thread.currentThread().interrupt();
       return;
     }
+    try {
+      loop();
+    } catch (Error e) {
+      control.fail(e); // a client that died must not leave a run that looks complete
+      throw e;
+    }
+  }
+
+  private void loop() {
     long done = 0;
     while (control.goOn(ticker.nanoTime(), quota - done)) {
       O op;
