@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class,
       AuditCommand.class,
       MongoCommand.class,
+      io.writeguard.app.lab.LabCommand.class,
     })
 public final class Main implements Runnable {
 
