@@ -3,11 +3,14 @@ package io.writeguard.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.writeguard.testing.Gen;
+import io.writeguard.testing.Generated;
+import io.writeguard.testing.PropertyTest;
 import java.time.Duration;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ChecksTest {
 
@@ -22,8 +25,25 @@ class ChecksTest {
         .hasMessage("key must not be blank, was ' '");
   }
 
-  @Property
-  void acceptsEveryValueAtOrAboveTheMinimum(@ForAll @IntRange(min = 1) int value) {
+  @PropertyTest
+  @MethodSource("positiveInts")
+  void acceptsEveryValueAtOrAboveTheMinimum(int value) {
     assertThat(Checks.atLeast("n", value, 1)).isEqualTo(value);
+  }
+
+  @PropertyTest
+  @MethodSource("nonPositiveInts")
+  void rejectsEveryValueBelowTheMinimumAndNamesIt(int value) {
+    assertThatThrownBy(() -> Checks.atLeast("n", value, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("n must be >= 1, was " + value);
+  }
+
+  static Stream<Named<Integer>> positiveInts() {
+    return Generated.cases(Gen.ints(1, Integer.MAX_VALUE));
+  }
+
+  static Stream<Named<Integer>> nonPositiveInts() {
+    return Generated.cases(Gen.ints(Integer.MIN_VALUE, 0));
   }
 }
