@@ -1,6 +1,7 @@
 package io.writeguard.app;
 
 import io.writeguard.app.cli.UsageException;
+import io.writeguard.app.lab.LabCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,6 +14,8 @@ import picocli.CommandLine.Command;
     subcommands = {
       CommandLine.HelpCommand.class,
       AuditCommand.class,
+      MongoCommand.class,
+      LabCommand.class,
     })
 public final class Main implements Runnable {
 
@@ -20,7 +23,10 @@ public final class Main implements Runnable {
     System.exit(run(args));
   }
 
-  /** Runs the command line and returns its exit status (0 ok, 1 failed check, 2 usage). */
+  /**
+   * Runs the command line and returns its exit status: 0 ok, 1 a check failed (lost updates,
+   * problems left), 2 bad input or an unreachable server, 3 the lab's server went away mid-run.
+   */
   public static int run(String... args) {
     return commandLine().execute(args);
   }
@@ -28,6 +34,13 @@ public final class Main implements Runnable {
   /** The command line with WriteGuard's exit codes: 2 for usage errors, 1 for failures. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
+    // One line naming the bad value, not a page of usage: picocli's message already names it.
+    cl.setParameterExceptionHandler((e, args) -> {
+      CommandLine bad = e.getCommandLine();
+      bad.getErr().println("writeguard: " + e.getMessage()
+          + " (see 'writeguard " + (bad == cl ? "" : bad.getCommandName() + " ") + "--help')");
+      return 2;
+    });
     cl.setExecutionExceptionHandler((e, line, parsed) -> {
       if (e instanceof UsageException) {
         line.getErr().println("writeguard: " + e.getMessage());

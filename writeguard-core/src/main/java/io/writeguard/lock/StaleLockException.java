@@ -13,10 +13,24 @@ public class StaleLockException extends WriteGuardException {
   private final long token;
 
   public StaleLockException(String collection, Object documentId, long token) {
-    super("fenced write to " + collection + " _id=" + documentId + " with token " + token
+    this(documentId, token, "fenced write to " + collection + " _id=" + documentId + " with token " + token
         + " refused: a newer lock holder has written it (lease expired?); nothing was written");
+  }
+
+  private StaleLockException(Object documentId, long token, String message) {
+    super(message);
     this.documentId = documentId;
     this.token = token;
+  }
+
+  /**
+   * The write was refused before it was sent: the lock handle already knew its lease was lost
+   * (renewal failed or the lease ran out), so another holder may own the lock now.
+   */
+  public static StaleLockException leaseLost(String collection, Object documentId, String lockKey, long token) {
+    return new StaleLockException(documentId, token, "fenced write to " + collection + " _id=" + documentId
+        + " refused: the lease of lock '" + lockKey + "' (token " + token
+        + ") was lost before the write; nothing was written");
   }
 
   public Object documentId() {

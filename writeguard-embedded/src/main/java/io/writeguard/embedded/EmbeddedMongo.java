@@ -1,21 +1,28 @@
 package io.writeguard.embedded;
 
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import java.net.InetSocketAddress;
 
 /**
  * An in-JVM MongoDB wire-protocol server (mongo-java-server, in-memory) on 127.0.0.1.
  *
+ * <p>Unlike a plain {@code new MongoServer(new MemoryBackend())}, every document it returns
+ * ({@code find}, {@code getMore}, {@code findAndModify} before and after, {@code aggregate}) is a
+ * copy taken under the collection's lock, so no reply can show a half-applied update (see
+ * {@link SnapshotMemoryCollection}). What the server cannot do at all (transactions, pipeline
+ * updates, TTL expiry, validators, partial indexes) is listed in {@code docs/embedded.md}.
+ *
  * <p>Thread-safe; {@link #close()} stops the server and drops its data.
  */
 public final class EmbeddedMongo implements AutoCloseable {
+  private static final String HOST = "127.0.0.1";
+
   private final MongoServer server;
-  private final String uri;
+  private final int port;
 
   private EmbeddedMongo(MongoServer server, InetSocketAddress address) {
     this.server = server;
-    this.uri = "mongodb://127.0.0.1:" + address.getPort();
+    this.port = address.getPort();
   }
 
   /** Starts a server on a free port. */
@@ -23,20 +30,48 @@ public final class EmbeddedMongo implements AutoCloseable {
     return start(0);
   }
 
-  /** Starts a server on {@code port} (0 for a free one). */
+  /**
+   * Starts a server on {@code port} (0 for a free one).
+   *
+   * @throws IllegalArgumentException if {@code port} is not within 0..65535
+   * @throws IllegalStateException if the port cannot be bound (e.g. it is in use); the message
+   *     names the address and the cause
+   */
   public static EmbeddedMongo start(int port) {
-    MongoServer server = new MongoServer(new MemoryBackend());
-    server.bind("127.0.0.1", port);
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
+    }
+    MongoServer server = new MongoServer(new SnapshotMemoryBackend());
+    try {
+      server.bind(HOST, port);
+    } catch (Exception e) { // netty rethrows the checked BindException undeclared
+      // bind() shuts the server down only on a RuntimeException; its event loops would
+      // otherwise keep the JVM alive.
+      server.shutdownNow();
+      throw new IllegalStateException(
+          "cannot start embedded MongoDB on " + HOST + ":" + port + ": " + describe(e), e);
+    }
     return new EmbeddedMongo(server, server.getLocalAddress());
+  }
+
+  /** The port the server listens on (the chosen one when started with port 0). */
+  public int port() {
+    return port;
   }
 
   /** The connection string, e.g. {@code mongodb://127.0.0.1:40123}. */
   public String uri() {
-    return uri;
+    return "mongodb://" + HOST + ":" + port;
   }
 
+  /** Closes client connections, stops the server and drops its data. Idempotent. */
   @Override
   public void close() {
     server.shutdownNow();
+  }
+
+  private static String describe(Throwable e) {
+    String message = e.getMessage();
+    return e.getClass().getSimpleName() + (message == null ? "" : " (" + message + ")");
   }
 }

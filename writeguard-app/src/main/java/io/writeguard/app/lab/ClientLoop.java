@@ -1,0 +1,112 @@
+package io.writeguard.app.lab;
+
+import io.writeguard.Ticker;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * One client: waits for the start gate, then sends operations until the run says stop,
+ * timing each acknowledged one. Runs on its own thread; its counters are read by the runner
+ * only after the thread ended, except {@link #completed()}, which is published for the
+ * runner's stall watch.
+ */
+final class ClientLoop<O> implements Runnable {
+  private final ClientWorkload<O> workload;
+  private final Strategy<O> strategy;
+  private final Ticker ticker;
+  private final RunControl control;
+  private final CountDownLatch gate;
+  private final long quota;
+  /** Microseconds, 3 significant digits, grows as needed. */
+  private final Histogram latencyMicros = new Histogram(3);
+  private long acknowledged;
+  private long errors;
+  private String errorSample;
+  private volatile long completed;
+
+  ClientLoop(ClientWorkload<O> workload, Strategy<O> strategy, Ticker ticker,
+      RunControl control, CountDownLatch gate, long quota) {
+    this.workload = workload;
+    this.strategy = strategy;
+    this.ticker = ticker;
+    this.control = control;
+    this.gate = gate;
+    this.quota = quota;
+  }
+
+  @Override
+  public void run() {
+    try {
+      gate.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      loop();
+    } catch (Error e) {
+      control.fail(e); // a client that died must not leave a run that looks complete
+      throw e;
+    }
+  }
+
+  private void loop() {
+    long done = 0;
+    while (control.goOn(ticker.nanoTime(), quota - done)) {
+      O op;
+      try {
+        op = workload.next();
+      } catch (RuntimeException e) {
+        control.fail(e); // the scenario itself could not go on (e.g. creating documents)
+        return;
+      }
+      long start = ticker.nanoTime();
+      try {
+        strategy.apply(op);
+        long micros = TimeUnit.NANOSECONDS.toMicros(ticker.nanoTime() - start);
+        latencyMicros.recordValue(Math.max(1, micros));
+        workload.acknowledged(op);
+        acknowledged++;
+      } catch (RuntimeException e) {
+        if (ServerGone.is(e)) {
+          control.fail(e);
+          return;
+        }
+        errors++;
+        if (errorSample == null) {
+          errorSample = e.toString();
+        }
+      }
+      done++;
+      completed = done;
+      if (Thread.currentThread().isInterrupted()) {
+        return;
+      }
+    }
+  }
+
+  ClientWorkload<O> workload() {
+    return workload;
+  }
+
+  Histogram latencyMicros() {
+    return latencyMicros;
+  }
+
+  long acknowledged() {
+    return acknowledged;
+  }
+
+  long errors() {
+    return errors;
+  }
+
+  String errorSample() {
+    return errorSample;
+  }
+
+  long completed() {
+    return completed;
+  }
+}

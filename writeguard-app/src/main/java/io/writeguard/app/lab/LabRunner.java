@@ -1,0 +1,235 @@
+package io.writeguard.app.lab;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import io.writeguard.Ticker;
+import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import org.HdrHistogram.Histogram;
+import org.bson.Document;
+
+/**
+ * Measures each strategy of a plan in turn, under the same scenario, clients and seed.
+ *
+ * <p>Per strategy: an unmeasured warm-up on its own documents; then fresh documents, all
+ * clients released at once through a gate, each sending operations until the deadline (or
+ * its share of {@code --ops}); then the scenario counts what is visible, and the documents are
+ * dropped. Latencies go into one HdrHistogram per client, merged at the end, so clients never
+ * contend on a shared recorder.
+ *
+ * <p>A run that cannot be measured to the end (the database stops answering, the documents
+ * cannot be read back, the clients stall) ends with {@link LabAbortedException}; no result is
+ * made up for it. Not thread-safe: one run at a time.
+ */
+public final class LabRunner {
+  /** The database the lab creates its collections in (and drops them from). */
+  public static final String DATABASE = "writeguard_lab";
+
+  private final MongoDatabase database;
+  private final LabSettings settings;
+  private final PrintWriter progress;
+  private final Ticker ticker;
+  private final Duration stallTimeout;
+  private final String runTag = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+
+  public LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress) {
+    this(database, settings, progress, Ticker.system(), Duration.ofSeconds(30));
+  }
+
+  LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress, Ticker ticker,
+      Duration stallTimeout) {
+    this.database = Objects.requireNonNull(database, "database");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.progress = Objects.requireNonNull(progress, "progress");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.stallTimeout = stallTimeout;
+  }
+
+  /**
+   * Measures every strategy of {@code plan}, printing one progress line as each finishes.
+   *
+   * @throws LabAbortedException when a strategy could not be measured to the end
+   */
+  public <O> LabReport run(LabPlan<O> plan, ServerInfo server) {
+    List<StrategyResult> results = new ArrayList<>();
+    for (LabStrategy<O> strategy : plan.strategies()) {
+      StrategyResult r = measure(plan.scenario(), strategy);
+      results.add(r);
+      progress.printf(Locale.ROOT, "lab: %-12s done in %.1f s: %,d acknowledged, %,d lost, %,d errors%n",
+          r.strategy(), r.elapsedS(), r.acknowledged(), r.lostUpdates(), r.errors());
+      progress.flush();
+    }
+    Duration d = settings.duration();
+    return new LabReport(plan.scenario().name(), server, settings.clients(), settings.docs(),
+        d == null ? null : d.toMillis() / 1000.0, d == null ? settings.ops() : null,
+        settings.warmup().toMillis() / 1000.0, settings.seed(), results);
+  }
+
+  private <O> StrategyResult measure(Scenario<O> scenario, LabStrategy<O> strategy) {
+    if (!settings.warmup().isZero()) {
+      MongoCollection<Document> warm = collection(scenario, strategy, "warmup");
+      drive(scenario, strategy, warm, RunControl.timed(settings.warmup().toNanos()), 0,
+          "warming up");
+      dropQuietly(warm);
+    }
+    MongoCollection<Document> coll = collection(scenario, strategy, "run");
+    RunControl control = settings.duration() != null
+        ? RunControl.timed(settings.duration().toNanos())
+        : RunControl.byQuota();
+    Driven<O> driven = drive(scenario, strategy, coll, control, settings.ops(), "measuring");
+    Verification verification;
+    try {
+      verification = driven.run.verify(driven.loops.stream().map(ClientLoop::workload).toList());
+    } catch (RuntimeException e) {
+      throw new LabAbortedException("could not read back the documents of strategy '"
+          + strategy.name() + "' to count lost updates, so it has no result: " + e, e);
+    }
+    dropQuietly(coll);
+    return result(strategy.name(), driven, verification);
+  }
+
+  private MongoCollection<Document> collection(Scenario<?> scenario, LabStrategy<?> strategy,
+      String phase) {
+    return database.getCollection(
+        scenario.name() + "_" + strategy.name() + "_" + phase + "_" + runTag);
+  }
+
+  /** Everything one driven run left behind for counting. */
+  private record Driven<O>(ScenarioRun<O> run, List<ClientLoop<O>> loops, StrategyStats stats,
+      long elapsedNanos) {}
+
+  private <O> Driven<O> drive(Scenario<O> scenario, LabStrategy<O> strategy,
+      MongoCollection<Document> coll, RunControl control, long totalOps, String phase) {
+    StrategyStats stats = new StrategyStats();
+    OperationScope scope = new OperationScope(coll.getNamespace().getCollectionName(), strategy.name());
+    ScenarioRun<O> run;
+    Strategy<O> impl;
+    try {
+      // The collection's name is new to this run, so it is empty: no drop needed.
+      run = scenario.start(coll, settings.scenarioSettings());
+      impl = strategy.factory().create(
+          new StrategyContext(coll, WriteGuardListener.safe(stats), scope, ticker));
+    } catch (RuntimeException e) {
+      String what = ServerGone.is(e) ? "MongoDB stopped answering" : "the run failed";
+      throw new LabAbortedException(what + " while setting up strategy '" + strategy.name()
+          + "' (" + phase + "), so it has no result: " + e, e);
+    }
+
+    CountDownLatch gate = new CountDownLatch(1);
+    List<ClientLoop<O>> loops = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    int clients = settings.clients();
+    for (int i = 0; i < clients; i++) {
+      long quota = totalOps == 0
+          ? Long.MAX_VALUE
+          : totalOps / clients + (i < totalOps % clients ? 1 : 0);
+      ClientLoop<O> loop = new ClientLoop<>(run.client(i, clientSeed(i)), impl, ticker,
+          control, gate, quota);
+      Thread t = new Thread(loop, "lab-" + strategy.name() + "-" + i);
+      t.setDaemon(true);
+      loops.add(loop);
+      threads.add(t);
+      t.start();
+    }
+    long start = ticker.nanoTime();
+    control.begin(start);
+    gate.countDown();
+    awaitAll(threads, loops, control, strategy.name());
+    long elapsed = ticker.nanoTime() - start;
+
+    Throwable fatal = control.fatal();
+    if (fatal != null) {
+      long acked = loops.stream().mapToLong(ClientLoop::acknowledged).sum();
+      String what = ServerGone.is(fatal) ? "MongoDB stopped answering"
+          : fatal instanceof LabAbortedException ? fatal.getMessage()
+          : "the run failed";
+      throw new LabAbortedException(what + " while " + phase + " strategy '" + strategy.name()
+          + "' (after " + acked + " acknowledged operations), so it has no result"
+          + (fatal instanceof LabAbortedException ? "" : ": " + fatal), fatal);
+    }
+    return new Driven<>(run, loops, stats, elapsed);
+  }
+
+  /** Every client gets its own stream; every strategy gets the same streams. */
+  private long clientSeed(int client) {
+    return settings.seed() * 0x9E3779B97F4A7C15L + client;
+  }
+
+  private void awaitAll(List<Thread> threads, List<? extends ClientLoop<?>> loops,
+      RunControl control, String strategy) {
+    long lastTotal = -1;
+    long lastProgress = ticker.nanoTime();
+    try {
+      for (Thread t : threads) {
+        while (t.isAlive()) {
+          t.join(200);
+          long total = loops.stream().mapToLong(ClientLoop::completed).sum();
+          long now = ticker.nanoTime();
+          if (total != lastTotal) {
+            lastTotal = total;
+            lastProgress = now;
+          } else if (now - lastProgress > stallTimeout.toNanos()) {
+            control.fail(new LabAbortedException("no operation of strategy '" + strategy
+                + "' completed for " + LabDurations.format(stallTimeout), null));
+            threads.forEach(Thread::interrupt);
+            return;
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      control.stop();
+      threads.forEach(Thread::interrupt);
+      throw new WriteGuardInterruptedException("waiting for the lab's clients", e);
+    }
+  }
+
+  private StrategyResult result(String name, Driven<?> driven, Verification v) {
+    Histogram latency = new Histogram(3);
+    long acked = 0;
+    long errors = 0;
+    String sample = null;
+    for (ClientLoop<?> loop : driven.loops) {
+      latency.add(loop.latencyMicros());
+      acked += loop.acknowledged();
+      errors += loop.errors();
+      if (sample == null) {
+        sample = loop.errorSample();
+      }
+    }
+    double seconds = driven.elapsedNanos / 1e9;
+    LatencyMs ms = latency.getTotalCount() == 0
+        ? new LatencyMs(0, 0, 0)
+        : new LatencyMs(millis(latency.getValueAtPercentile(50)),
+            millis(latency.getValueAtPercentile(99)), millis(latency.getMaxValue()));
+    StrategyStats stats = driven.stats;
+    return new StrategyResult(name, acked, v.lost(), errors,
+        round(acked / seconds, 1), ms, round(stats.conflictRatio(), 4), stats.retries(),
+        stats.attempts(), stats.conflicts(), v.expected(), v.visible(), round(seconds, 3), sample);
+  }
+
+  private static double millis(long micros) {
+    return round(micros / 1000.0, 3);
+  }
+
+  private static double round(double value, int decimals) {
+    double scale = Math.pow(10, decimals);
+    return Math.round(value * scale) / scale;
+  }
+
+  private static void dropQuietly(MongoCollection<Document> coll) {
+    try {
+      coll.drop();
+    } catch (RuntimeException e) {
+      // The result is measured and counted already; a leftover collection is harmless.
+    }
+  }
+}

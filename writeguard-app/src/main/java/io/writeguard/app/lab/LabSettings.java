@@ -1,0 +1,49 @@
+package io.writeguard.app.lab;
+
+import io.writeguard.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long and how hard every strategy of one lab run is driven. Immutable; the same settings
+ * apply to every strategy, so their results compare.
+ *
+ * @param clients concurrent clients (threads), each a distinct user
+ * @param docs hot documents at a time
+ * @param seed seed of every client's operation stream
+ * @param duration how long each strategy is measured, or null when {@code ops} is set
+ * @param ops operations per strategy across all clients, or 0 when {@code duration} is set
+ * @param warmup unmeasured run of each strategy before its measurement, on other documents
+ *     (zero for none)
+ */
+public record LabSettings(
+    int clients, int docs, long seed, Duration duration, long ops, Duration warmup) {
+  public LabSettings {
+    Checks.atLeast("clients", clients, 1);
+    Checks.atLeast("docs", docs, 1);
+    Checks.notNegative("warmup", warmup);
+    if ((duration == null) == (ops == 0)) {
+      throw new IllegalArgumentException(
+          "exactly one of duration and ops must be set, was duration=" + duration + " ops=" + ops);
+    }
+    if (duration != null) {
+      Checks.positive("duration", duration);
+    } else {
+      Checks.atLeast("ops", ops, 1);
+    }
+  }
+
+  /** Runs for {@code duration} per strategy. */
+  public static LabSettings timed(int clients, int docs, long seed, Duration duration, Duration warmup) {
+    return new LabSettings(clients, docs, seed, Objects.requireNonNull(duration, "duration"), 0, warmup);
+  }
+
+  /** Runs {@code ops} operations per strategy. */
+  public static LabSettings counted(int clients, int docs, long seed, long ops, Duration warmup) {
+    return new LabSettings(clients, docs, seed, null, ops, warmup);
+  }
+
+  public ScenarioSettings scenarioSettings() {
+    return new ScenarioSettings(clients, docs, seed);
+  }
+}

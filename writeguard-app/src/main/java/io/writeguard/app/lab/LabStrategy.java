@@ -1,0 +1,21 @@
+package io.writeguard.app.lab;
+
+import io.writeguard.internal.Checks;
+import java.util.Objects;
+
+/**
+ * A strategy as the registry knows it.
+ *
+ * @param name the name used by {@code --strategies}
+ * @param reproducesLoss true for strategies that exist to show the problem ({@code naive}):
+ *     their lost updates are expected and do not fail the run
+ * @param description one line for {@code --help} and {@code docs/lab.md}
+ */
+public record LabStrategy<O>(
+    String name, boolean reproducesLoss, String description, StrategyFactory<O> factory) {
+  public LabStrategy {
+    Checks.notBlank("name", name);
+    Objects.requireNonNull(description, "description");
+    Objects.requireNonNull(factory, "factory");
+  }
+}

@@ -1,0 +1,18 @@
+package io.writeguard.app.lab;
+
+/**
+ * One way of applying a scenario's operations to MongoDB (naive, atomic operator, optimistic
+ * versioned update, a lock, ...). Created per run by a {@link StrategyFactory}; one instance
+ * is shared by all clients of the run, so implementations must be thread-safe.
+ */
+@FunctionalInterface
+public interface Strategy<O> {
+
+  /**
+   * Applies {@code op}. Returns normally only when the server acknowledged the write (the lab
+   * then counts the operation and expects its effect in the documents at the end); throws
+   * otherwise. Attempts, conflicts and retries are reported to the run's listener
+   * ({@link StrategyContext#listener()}).
+   */
+  void apply(O op);
+}

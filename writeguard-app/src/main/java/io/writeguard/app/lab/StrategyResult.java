@@ -1,0 +1,43 @@
+package io.writeguard.app.lab;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * One strategy's measured result, as printed in the table and written to the JSON report.
+ * The JSON names are a published format: later versions add fields, never rename them.
+ * Immutable.
+ *
+ * @param strategy the strategy's name
+ * @param acknowledged operations the server acknowledged
+ * @param lostUpdates {@code expected - visible}: acknowledged effects missing at the end
+ * @param errors operations that were not acknowledged (failed, retries exhausted, ...)
+ * @param throughputOpsS acknowledged operations per second of the measured run
+ * @param latencyMs latency of acknowledged operations, retries included
+ * @param conflictRatio conflicts per attempt (0 for strategies that never see a conflict)
+ * @param retries attempts that were repeated after a conflict or a retryable error
+ * @param attempts attempts made (one per operation for strategies that never retry)
+ * @param conflicts attempts that found the document changed under them
+ * @param expected what must be visible at the end (scenario-specific, e.g. distinct marks)
+ * @param visible how much of {@code expected} is visible at the end
+ * @param elapsedS measured wall time in seconds
+ * @param errorSample the message of one error, or null when there were none
+ */
+@JsonPropertyOrder({"strategy", "acknowledged", "lost_updates", "errors", "throughput_ops_s",
+    "latency_ms", "conflict_ratio", "retries", "attempts", "conflicts", "expected", "visible",
+    "elapsed_s", "error_sample"})
+public record StrategyResult(
+    @JsonProperty("strategy") String strategy,
+    @JsonProperty("acknowledged") long acknowledged,
+    @JsonProperty("lost_updates") long lostUpdates,
+    @JsonProperty("errors") long errors,
+    @JsonProperty("throughput_ops_s") double throughputOpsS,
+    @JsonProperty("latency_ms") LatencyMs latencyMs,
+    @JsonProperty("conflict_ratio") double conflictRatio,
+    @JsonProperty("retries") long retries,
+    @JsonProperty("attempts") long attempts,
+    @JsonProperty("conflicts") long conflicts,
+    @JsonProperty("expected") long expected,
+    @JsonProperty("visible") long visible,
+    @JsonProperty("elapsed_s") double elapsedS,
+    @JsonProperty("error_sample") String errorSample) {}

@@ -1,0 +1,233 @@
+package io.writeguard.lock;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+
+import com.mongodb.MongoException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import io.writeguard.internal.Checks;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
+import java.util.Objects;
+import java.util.Optional;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * Runs single-document writes under a {@link LockHandle}, fenced by its token (see
+ * {@link Fencing}), and tells apart the three reasons a fenced write can match nothing:
+ *
+ * <ul>
+ *   <li>the document was written under a newer token: {@link StaleLockException}, the listener
+ *       hears {@code onFencedRejection}, nothing was written;
+ *   <li>the document does not exist: {@link Outcome#NOT_FOUND};
+ *   <li>your extra filter did not match: {@link Outcome#FILTER_NOT_MATCHED}.
+ * </ul>
+ *
+ * <p>A handle that already knows its lease is lost is refused before anything is sent. To make a
+ * read-change-write safe against a holder that lost its lease <i>before</i> you read, read with
+ * {@link #claim}: it raises the fence to your token as it reads, so the old holder's write
+ * arriving later is refused even if you never write.
+ *
+ * <p>Errors of the write itself (network, validation) reach you as the driver's
+ * {@link MongoException}. Immutable and thread-safe.
+ */
+public final class FencedWriter {
+
+  /** What a fenced write did, when it was not refused as stale. */
+  public enum Outcome {
+    /** Matched and applied (or upserted). */
+    APPLIED,
+    /** No document with that {@code _id}. */
+    NOT_FOUND,
+    /** The document exists and the fence allowed the write, but the extra filter did not match. */
+    FILTER_NOT_MATCHED
+  }
+
+  private static final FindOneAndUpdateOptions AFTER =
+      new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
+
+  private final MongoCollection<Document> collection;
+  private final String fenceField;
+  private final WriteGuardListener listener;
+  private final OperationScope scope;
+
+  private FencedWriter(Builder b) {
+    this.collection = b.collection;
+    this.fenceField = b.fenceField;
+    this.listener = WriteGuardListener.safe(b.listener);
+    this.scope = new OperationScope(b.collection.getNamespace().getCollectionName(), b.strategy);
+  }
+
+  /** A writer with the default fence field {@value Fencing#FIELD} and no listener. */
+  public static FencedWriter of(MongoCollection<Document> collection) {
+    return builder(collection).build();
+  }
+
+  public static Builder builder(MongoCollection<Document> collection) {
+    return new Builder(Objects.requireNonNull(collection, "collection must not be null"));
+  }
+
+  /**
+   * Reads document {@code id} and raises its fence to the lock's token in one atomic step.
+   * From then on, writes with a lower token are refused, even those of a holder whose lease ran
+   * out before this read.
+   *
+   * @return the document (fence raised), or empty if there is none
+   * @throws StaleLockException if a newer token has already claimed or written it
+   */
+  public Optional<Document> claim(LockHandle lock, Object id) {
+    checkUsable(lock, id);
+    Document doc = collection.findOneAndUpdate(fenced(lock, id, null),
+        Updates.max(fenceField, lock.token()), AFTER);
+    if (doc != null) {
+      return Optional.of(doc);
+    }
+    classifyMiss(lock, id, false);
+    return Optional.empty();
+  }
+
+  /** {@code updateOne} of document {@code id}, fenced. */
+  public Outcome updateOne(LockHandle lock, Object id, Bson update) {
+    return updateOne(lock, id, null, update);
+  }
+
+  /** {@code updateOne} of document {@code id} that also matches {@code filter}, fenced. */
+  public Outcome updateOne(LockHandle lock, Object id, Bson filter, Bson update) {
+    checkUsable(lock, id);
+    Bson fencedUpdate = Fencing.fencedUpdate(update, fenceField, lock.token());
+    if (collection.updateOne(fenced(lock, id, filter), fencedUpdate).getMatchedCount() == 1) {
+      return Outcome.APPLIED;
+    }
+    return classifyMiss(lock, id, filter != null);
+  }
+
+  /**
+   * Updates document {@code id}, or inserts it if it does not exist, fenced. An existing
+   * document with a higher fence makes the insert collide on {@code _id}: that is reported as
+   * stale, not as a duplicate.
+   */
+  public void upsertOne(LockHandle lock, Object id, Bson update) {
+    checkUsable(lock, id);
+    Bson fencedUpdate = Fencing.fencedUpdate(update, fenceField, lock.token());
+    try {
+      collection.updateOne(fenced(lock, id, null), fencedUpdate, new UpdateOptions().upsert(true));
+    } catch (MongoException e) {
+      if (MongoLockStore.isDuplicateKey(e)) {
+        classifyMiss(lock, id, false); // throws if stale
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Replaces document {@code id}, fenced; the stored replacement carries {@code _fence: token}.
+   *
+   * @throws IllegalArgumentException if the replacement has a different {@code _id}
+   */
+  public Outcome replaceOne(LockHandle lock, Object id, Document replacement) {
+    Objects.requireNonNull(replacement, "replacement must not be null");
+    if (replacement.containsKey("_id") && !Objects.equals(replacement.get("_id"), id)) {
+      throw new IllegalArgumentException("replacement _id must be " + id + ", was " + replacement.get("_id"));
+    }
+    checkUsable(lock, id);
+    Document stored = Fencing.fencedReplacement(replacement, fenceField, lock.token());
+    if (collection.replaceOne(fenced(lock, id, null), stored).getMatchedCount() == 1) {
+      return Outcome.APPLIED;
+    }
+    return classifyMiss(lock, id, false);
+  }
+
+  /**
+   * {@code findOneAndUpdate} of document {@code id}, fenced, returning the document after the
+   * update.
+   *
+   * @return the updated document, or empty if there is none
+   */
+  public Optional<Document> findOneAndUpdate(LockHandle lock, Object id, Bson update) {
+    checkUsable(lock, id);
+    Bson fencedUpdate = Fencing.fencedUpdate(update, fenceField, lock.token());
+    Document doc = collection.findOneAndUpdate(fenced(lock, id, null), fencedUpdate, AFTER);
+    if (doc != null) {
+      return Optional.of(doc);
+    }
+    classifyMiss(lock, id, false);
+    return Optional.empty();
+  }
+
+  private Bson fenced(LockHandle lock, Object id, Bson extra) {
+    Bson byId = eq("_id", id);
+    return Fencing.fencedFilter(extra == null ? byId : and(byId, extra), fenceField, lock.token());
+  }
+
+  private void checkUsable(LockHandle lock, Object id) {
+    Objects.requireNonNull(lock, "lock must not be null");
+    Objects.requireNonNull(id, "id must not be null");
+    if (lock.isReleased()) {
+      throw new IllegalStateException("lock '" + lock.key() + "' (token " + lock.token()
+          + ") was released; acquire it again before writing _id=" + id);
+    }
+    if (lock.isLost()) {
+      listener.onFencedRejection(scope, id, lock.token());
+      throw StaleLockException.leaseLost(collection.getNamespace().getFullName(), id, lock.key(), lock.token());
+    }
+  }
+
+  /** Why a fenced write matched nothing; throws if the reason is a newer token. */
+  private Outcome classifyMiss(LockHandle lock, Object id, boolean hadExtraFilter) {
+    Document current = collection.find(eq("_id", id)).projection(Projections.include(fenceField)).first();
+    if (current == null) {
+      return Outcome.NOT_FOUND;
+    }
+    Object fence = current.get(fenceField);
+    if (fence != null && !(fence instanceof Number)) {
+      throw new IllegalStateException("document _id=" + id + " in " + collection.getNamespace().getFullName()
+          + " has a non-numeric fence field " + fenceField + ": " + Checks.quote(fence));
+    }
+    if (fence != null && ((Number) fence).longValue() > lock.token()) {
+      listener.onFencedRejection(scope, id, lock.token());
+      throw new StaleLockException(collection.getNamespace().getFullName(), id, lock.token());
+    }
+    // Fence allows us: either our own filter missed, or the document appeared after our write.
+    return hadExtraFilter ? Outcome.FILTER_NOT_MATCHED : Outcome.NOT_FOUND;
+  }
+
+  /** Not thread-safe; {@link #build()} copies the settings into an immutable writer. */
+  public static final class Builder {
+    private final MongoCollection<Document> collection;
+    private String fenceField = Fencing.FIELD;
+    private WriteGuardListener listener = WriteGuardListener.NOOP;
+    private String strategy = "lock";
+
+    private Builder(MongoCollection<Document> collection) {
+      this.collection = collection;
+    }
+
+    /** The field that remembers the highest token; default {@value Fencing#FIELD}. */
+    public Builder fenceField(String fenceField) {
+      this.fenceField = Fencing.checkField(fenceField);
+      return this;
+    }
+
+    /** Hears {@code onFencedRejection}; what it throws is logged and ignored. */
+    public Builder listener(WriteGuardListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener must not be null");
+      return this;
+    }
+
+    /** The strategy name in the listener's {@link OperationScope}; default {@code lock}. */
+    public Builder strategy(String strategy) {
+      this.strategy = Checks.notBlank("strategy", strategy);
+      return this;
+    }
+
+    public FencedWriter build() {
+      return new FencedWriter(this);
+    }
+  }
+}

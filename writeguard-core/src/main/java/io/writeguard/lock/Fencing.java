@@ -1,0 +1,109 @@
+package io.writeguard.lock;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.lte;
+import static com.mongodb.client.model.Filters.or;
+
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.Updates;
+import io.writeguard.internal.Checks;
+import java.util.Map;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * Fencing at the data: a write made under a lock carries the lock's token, and the document
+ * remembers the highest token that wrote it in a fence field (default {@value #FIELD}).
+ *
+ * <p>A fenced write matches only while {@code _fence} is missing, null or at most its token, and
+ * raises it with {@code $max}. A holder whose lease expired while it was paused has a lower
+ * token than the holder that took over; once the newer holder has written (or
+ * {@linkplain FencedWriter#claim claimed}) the document, the old holder's write matches nothing,
+ * so MongoDB itself refuses it, however late it arrives.
+ *
+ * <p>Tokens of one lock key are comparable only with each other: fence a document with the
+ * tokens of one lock key (for example {@code "orders:" + id}), never of two services or keys.
+ *
+ * <p>Static helpers for any collection; {@link FencedWriter} runs them and classifies misses.
+ * Thread-safe (stateless).
+ */
+public final class Fencing {
+  /** The default fence field. */
+  public static final String FIELD = "_fence";
+
+  private Fencing() {}
+
+  /** {@code filter} and {@code {$or: [{_fence: null}, {_fence: {$lte: token}}]}}. */
+  public static Bson fencedFilter(Bson filter, long token) {
+    return fencedFilter(filter, FIELD, token);
+  }
+
+  /** As {@link #fencedFilter(Bson, long)} with a fence field of your own. */
+  public static Bson fencedFilter(Bson filter, String fenceField, long token) {
+    Objects.requireNonNull(filter, "filter must not be null");
+    checkField(fenceField);
+    return and(filter, or(eq(fenceField, null), lte(fenceField, token)));
+  }
+
+  /** {@code update} plus {@code {$max: {_fence: token}}}. */
+  public static Bson fencedUpdate(Bson update, long token) {
+    return fencedUpdate(update, FIELD, token);
+  }
+
+  /**
+   * As {@link #fencedUpdate(Bson, long)} with a fence field of your own.
+   *
+   * @throws IllegalArgumentException if {@code update} already writes the fence field
+   */
+  public static Bson fencedUpdate(Bson update, String fenceField, long token) {
+    Objects.requireNonNull(update, "update must not be null");
+    checkField(fenceField);
+    BsonDocument rendered = render(update);
+    for (Map.Entry<String, BsonValue> operator : rendered.entrySet()) {
+      if (!operator.getKey().startsWith("$") || !operator.getValue().isDocument()) {
+        throw new IllegalArgumentException("update must be a document of update operators, was " + rendered.toJson());
+      }
+      for (String path : operator.getValue().asDocument().keySet()) {
+        if (path.equals(fenceField) || path.startsWith(fenceField + ".")) {
+          throw new IllegalArgumentException("update must not write the fence field '" + fenceField
+              + "' itself (" + operator.getKey() + "), was " + rendered.toJson());
+        }
+      }
+    }
+    return Updates.combine(update, Updates.max(fenceField, token));
+  }
+
+  /**
+   * A copy of {@code replacement} carrying {@code _fence: token} ({@code $max} cannot be used in
+   * a replacement; the fenced filter guarantees the stored fence is not higher).
+   */
+  public static Document fencedReplacement(Document replacement, long token) {
+    return fencedReplacement(replacement, FIELD, token);
+  }
+
+  /** As {@link #fencedReplacement(Document, long)} with a fence field of your own. */
+  public static Document fencedReplacement(Document replacement, String fenceField, long token) {
+    Objects.requireNonNull(replacement, "replacement must not be null");
+    checkField(fenceField);
+    Document copy = new Document(replacement);
+    copy.put(fenceField, token);
+    return copy;
+  }
+
+  static String checkField(String fenceField) {
+    Checks.notBlank("fenceField", fenceField);
+    if (fenceField.startsWith("$") || fenceField.contains(".") || fenceField.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException(
+          "fenceField must be a top-level field name (no '$' prefix, '.', NUL), was " + Checks.quote(fenceField));
+    }
+    return fenceField;
+  }
+
+  private static BsonDocument render(Bson bson) {
+    return bson.toBsonDocument(BsonDocument.class, MongoClientSettings.getDefaultCodecRegistry());
+  }
+}

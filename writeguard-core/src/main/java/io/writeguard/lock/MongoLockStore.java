@@ -1,0 +1,206 @@
+package io.writeguard.lock;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.ne;
+import static com.mongodb.client.model.Filters.or;
+import static com.mongodb.client.model.Filters.type;
+import static com.mongodb.client.model.Updates.combine;
+import static com.mongodb.client.model.Updates.currentDate;
+import static com.mongodb.client.model.Updates.inc;
+import static com.mongodb.client.model.Updates.max;
+import static com.mongodb.client.model.Updates.set;
+import static com.mongodb.client.model.Updates.setOnInsert;
+import static com.mongodb.client.model.Updates.unset;
+
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoException;
+import com.mongodb.MongoWriteException;
+import com.mongodb.ReadConcern;
+import com.mongodb.ReadPreference;
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.UpdateOptions;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import org.bson.BsonType;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * Every MongoDB command of the lease lock, in one place. Stateless apart from the collection;
+ * thread-safe. Not API.
+ *
+ * <p>One document per key, kept after release so its token never goes back:
+ *
+ * <pre>
+ * { _id: "orders:42",          // the lock key
+ *   owner: "9f3c…" | null,      // service instance holding it; null when released
+ *   token: 160,                 // top of the holder's token block; only ever rises
+ *   leaseMs: 30000,             // the holder's lease
+ *   acquiredAt: ISODate(…),     // server clock ($currentDate) when taken
+ *   renewedAt: ISODate(…),      // server clock at the last take or renewal
+ *   releasedAt: ISODate(…),     // server clock at the last release
+ *   contendedAt: ISODate(…),    // server clock when another owner last found it busy
+ *   fresh: true }               // only between an insert and its token-floor check
+ * </pre>
+ *
+ * plus one collection-wide {@code {_id: {floor: "tokens"}, floor: N}} written by the cleaner:
+ * every token it deleted is at most {@code N}, and a re-created key starts above it.
+ *
+ * <p>Expiry is judged only by the server's clock: {@code renewedAt + leaseMs < $$NOW}.
+ */
+final class MongoLockStore {
+  static final String OWNER = "owner";
+  static final String TOKEN = "token";
+  static final String LEASE_MS = "leaseMs";
+  static final String ACQUIRED_AT = "acquiredAt";
+  static final String RENEWED_AT = "renewedAt";
+  static final String RELEASED_AT = "releasedAt";
+  static final String CONTENDED_AT = "contendedAt";
+  static final String FRESH = "fresh";
+  static final String FLOOR = "floor";
+  /** Not a string, so it can never collide with a lock key. */
+  static final Document FLOOR_ID = new Document(FLOOR, "tokens");
+
+  private static final Bson EXPIRED = expiredFor(0);
+  private static final FindOneAndUpdateOptions UPSERT_AFTER =
+      new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.AFTER);
+  private static final FindOneAndUpdateOptions AFTER =
+      new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
+  private static final FindOneAndUpdateOptions RELEASE_OPTIONS = new FindOneAndUpdateOptions()
+      .returnDocument(ReturnDocument.BEFORE).projection(Projections.include(ACQUIRED_AT, CONTENDED_AT));
+
+  private final MongoCollection<Document> locks;
+
+  MongoLockStore(MongoCollection<?> collection) {
+    // Lock writes must survive a failover, or a new primary could hand the lock out again.
+    this.locks = collection.withDocumentClass(Document.class)
+        .withWriteConcern(WriteConcern.MAJORITY)
+        .withReadConcern(ReadConcern.MAJORITY)
+        .withReadPreference(ReadPreference.primary());
+  }
+
+  String namespace() {
+    return locks.getNamespace().getFullName();
+  }
+
+  /** What one successful take returned. */
+  record Grant(long top, boolean fresh) {}
+
+  /**
+   * One atomic attempt: take {@code key} if it is free, expired or missing, and raise its token
+   * by {@code block}. Returns null when another owner holds a live lease: the conditional upsert
+   * then tries to insert a second document with the same {@code _id} and the unique index
+   * refuses it (duplicate key), which is the "busy" signal, not an error.
+   */
+  Grant tryTake(String key, String owner, long leaseMs, int block) {
+    Bson filter = and(eq("_id", key), or(eq(OWNER, null), EXPIRED));
+    Bson update = combine(set(OWNER, owner), set(LEASE_MS, leaseMs), inc(TOKEN, (long) block),
+        currentDate(ACQUIRED_AT), currentDate(RENEWED_AT), setOnInsert(FRESH, true));
+    try {
+      Document doc = locks.findOneAndUpdate(filter, update, UPSERT_AFTER);
+      return new Grant(tokenOf(doc), Boolean.TRUE.equals(doc.getBoolean(FRESH)));
+    } catch (MongoException e) {
+      if (isDuplicateKey(e)) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * For a freshly inserted lock document: lifts its token above the cleaner's floor (a key
+   * whose document was deleted must not restart below the tokens it issued before) and clears
+   * the {@code fresh} mark. Returns the new top token, or null if the lease was lost meanwhile.
+   */
+  Long liftAboveFloor(String key, String owner, long top, int block) {
+    Document floorDoc = locks.find(eq("_id", FLOOR_ID)).first();
+    long floor = floorDoc == null ? 0 : ((Number) floorDoc.get(FLOOR)).longValue();
+    Document doc = locks.findOneAndUpdate(and(eq("_id", key), eq(OWNER, owner), eq(TOKEN, top)),
+        combine(unset(FRESH), max(TOKEN, floor + block)), AFTER);
+    return doc == null ? null : tokenOf(doc);
+  }
+
+  /** Extends the lease from now (server clock). False if the document is no longer ours. */
+  boolean renew(String key, String owner, long top) {
+    return locks.updateOne(and(eq("_id", key), eq(OWNER, owner), eq(TOKEN, top)),
+        currentDate(RENEWED_AT)).getMatchedCount() == 1;
+  }
+
+  /**
+   * Frees the lock if it is still ours (owner and token both match, so a holder whose lease
+   * expired can never free a newer holder's lock). Returns whether another owner found it busy
+   * while we held it, or null if it was no longer ours.
+   */
+  Boolean release(String key, String owner, long top) {
+    Document before = locks.findOneAndUpdate(and(eq("_id", key), eq(OWNER, owner), eq(TOKEN, top)),
+        combine(set(OWNER, null), currentDate(RELEASED_AT)), RELEASE_OPTIONS);
+    if (before == null) {
+      return null;
+    }
+    Date acquired = before.getDate(ACQUIRED_AT);
+    Date contended = before.getDate(CONTENDED_AT);
+    return contended != null && (acquired == null || !contended.before(acquired));
+  }
+
+  /** Tells the holder that another owner is waiting, so it yields after its current batch. */
+  void markContended(String key, String owner) {
+    locks.updateOne(and(eq("_id", key), ne(OWNER, owner)), currentDate(CONTENDED_AT));
+  }
+
+  /**
+   * Deletes up to {@code limit} lock documents whose lease ended more than {@code staleAfterMs}
+   * ago (server clock). First raises the token floor to the highest token among them, then
+   * deletes each one only if its token is unchanged and it is still stale, so a key taken in
+   * between is never deleted and a re-created key restarts above every deleted token.
+   */
+  long deleteStale(long staleAfterMs, int limit) {
+    Bson stale = and(type("_id", BsonType.STRING), expiredFor(staleAfterMs));
+    List<Document> found = locks.find(stale).projection(Projections.include(TOKEN)).limit(limit)
+        .into(new ArrayList<>());
+    if (found.isEmpty()) {
+      return 0;
+    }
+    long highest = 0;
+    List<Bson> exact = new ArrayList<>(found.size());
+    for (Document doc : found) {
+      long token = tokenOf(doc);
+      highest = Math.max(highest, token);
+      exact.add(and(eq("_id", doc.get("_id")), eq(TOKEN, doc.get(TOKEN))));
+    }
+    locks.updateOne(eq("_id", FLOOR_ID), max(FLOOR, highest), new UpdateOptions().upsert(true));
+    return locks.deleteMany(and(or(exact), stale)).getDeletedCount();
+  }
+
+  /** The stored lock document, for tests and diagnostics. */
+  Document find(String key) {
+    return locks.find(eq("_id", key)).first();
+  }
+
+  static boolean isDuplicateKey(MongoException e) {
+    ErrorCategory category = e instanceof MongoWriteException write
+        ? write.getError().getCategory()
+        : ErrorCategory.fromErrorCode(e.getCode());
+    return category == ErrorCategory.DUPLICATE_KEY;
+  }
+
+  private static long tokenOf(Document doc) {
+    Object token = doc.get(TOKEN);
+    return token instanceof Number n ? n.longValue() : 0L;
+  }
+
+  /** {@code renewedAt + leaseMs + extraMs < $$NOW}, on the server's clock. */
+  private static Bson expiredFor(long extraMs) {
+    List<Object> sum = new ArrayList<>(List.of("$" + RENEWED_AT, "$" + LEASE_MS));
+    if (extraMs > 0) {
+      sum.add(extraMs);
+    }
+    return new Document("$expr",
+        new Document("$lt", List.of(new Document("$add", sum), "$$NOW")));
+  }
+}
