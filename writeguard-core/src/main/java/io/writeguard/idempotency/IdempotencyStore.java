@@ -220,8 +220,10 @@ public final class IdempotencyStore {
     MongoException last = null;
     for (int attempt = 1; attempt <= STORE_TRIES; attempt++) {
       try {
+        // Filtered on our token only, not on "pending": if an earlier try was applied but its
+        // reply was lost, this one matches our own "done" record and rewrites the same outcome.
         long matched = collection.updateOne(
-            and(eq("_id", key), eq("owner", token), eq("state", PENDING)),
+            and(eq("_id", key), eq("owner", token)),
             Updates.combine(
                 Updates.set("state", DONE),
                 Updates.set("outcome", value),

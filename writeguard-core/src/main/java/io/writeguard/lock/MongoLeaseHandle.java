@@ -45,11 +45,19 @@ final class MongoLeaseHandle implements LockHandle {
     if (lost) {
       return true;
     }
-    if (!released.get() && service.leaseRanOut(session)) {
+    if (released.get()) {
+      return false;
+    }
+    if (session.lostAnnounced) {
+      // Guard against the race with sessionLost: handed out from the session as it was lost.
+      lost = true;
+      return true;
+    }
+    if (service.leaseRanOut(session)) {
       service.sessionLost(session, "the lease ran out without a renewal");
       return true;
     }
-    return lost;
+    return false;
   }
 
   @Override

@@ -72,13 +72,13 @@ public final class TransactionRunner {
   private final Sleeper sleeper;
   private final WriteGuardListener listener;
 
-  private TransactionRunner(Builder b) {
+  private TransactionRunner(Builder b, TransactionOptions options) {
     this.sessions = b.sessions;
     this.deadline = b.deadline;
     this.maxAttempts = b.maxAttempts;
     this.initialBackoff = b.initialBackoff;
     this.maxBackoff = b.maxBackoff;
-    this.options = b.options;
+    this.options = options;
     this.ticker = b.ticker;
     this.sleeper = b.sleeper;
     this.listener = WriteGuardListener.safe(b.listener);
@@ -317,12 +317,14 @@ public final class TransactionRunner {
         throw new IllegalArgumentException("maxBackoff must be >= initialBackoff ("
             + initialBackoff + "), was " + maxBackoff);
       }
-      if (options.getMaxCommitTime(TimeUnit.MILLISECONDS) == null) {
+      TransactionOptions effective = options;
+      if (effective.getMaxCommitTime(TimeUnit.MILLISECONDS) == null) {
         // A commit the server keeps working on past our deadline would outlive the caller.
-        options = TransactionOptions.merge(TransactionOptions.builder()
+        // Not stored back into the builder: a later deadline(...) must still take effect.
+        effective = TransactionOptions.merge(TransactionOptions.builder()
             .maxCommitTime(deadline.toMillis(), TimeUnit.MILLISECONDS).build(), options);
       }
-      return new TransactionRunner(this);
+      return new TransactionRunner(this, effective);
     }
   }
 }

@@ -121,7 +121,8 @@ public final class RedisLockService implements LockService {
     checkKey(key);
     Checks.positive("waitTimeout", waitTimeout);
     long start = settings.ticker().nanoTime();
-    long deadline = start + waitTimeout.toNanos();
+    // Compared by difference, so a deadline that wraps past Long.MAX_VALUE still works.
+    long deadline = start + saturatedNanos(waitTimeout);
     LockHandle turn;
     try {
       turn = localTurns.acquire(key, waitTimeout);
@@ -268,6 +269,15 @@ public final class RedisLockService implements LockService {
 
   private Duration elapsed(long start) {
     return Duration.ofNanos(settings.ticker().nanoTime() - start);
+  }
+
+  /** Durations too long for a {@code long} of nanoseconds wait "forever", as in the local lock. */
+  private static long saturatedNanos(Duration duration) {
+    try {
+      return duration.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
   }
 
   private void checkKey(String key) {
