@@ -8,6 +8,7 @@ import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.FencedWriter.Outcome;
+import io.writeguard.lock.Fencing;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.StaleLockException;
@@ -196,7 +197,13 @@ final class LockedMarkRead implements MarkReadStrategy {
   }
 
   private Access fencedAccess(MarkReadDeps deps) {
+    // Each backend counts its own tokens, so each fences its own field: a Redis token and a
+    // MongoDB token are not comparable, and one shared field would make the backend with the
+    // lower counter look stale forever once the other had written (mixing ?strategy= in serve).
+    // Marks made under different backends still cannot erase each other: the replace is
+    // filtered on the version read.
     FencedWriter writer = FencedWriter.builder(collection)
+        .fenceField(name.equals(REDIS) ? Fencing.FIELD + "_redis" : Fencing.FIELD)
         .listener(deps.listener())
         .strategy(name)
         .build();

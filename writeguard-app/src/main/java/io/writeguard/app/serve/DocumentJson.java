@@ -12,16 +12,19 @@ import org.bson.types.ObjectId;
  * A stored document as plain JSON for {@code GET /docs/{id}}: {@code _id} becomes
  * {@code "id"} and every ObjectId a 24-digit hex string, int64 values stay numbers (the
  * version), dates become ISO-8601 strings. Unlike MongoDB's extended JSON, a client needs no
- * {@code $oid} decoding. Stateless.
+ * {@code $oid} decoding. The fenced lock strategies' {@code _fence} and {@code _fence_redis} fields are left out. Stateless.
  */
 final class DocumentJson {
+  /** Bookkeeping of the lock strategies (the highest fencing token that wrote), not data. */
+  private static final java.util.Set<String> HIDDEN = java.util.Set.of("_fence", "_fence_redis");
+
   private DocumentJson() {}
 
   static Map<String, Object> of(Map<String, Object> document) {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("id", value(document.get("_id")));
     for (Map.Entry<String, Object> field : document.entrySet()) {
-      if (!field.getKey().equals("_id")) {
+      if (!field.getKey().equals("_id") && !HIDDEN.contains(field.getKey())) {
         json.put(field.getKey(), value(field.getValue()));
       }
     }

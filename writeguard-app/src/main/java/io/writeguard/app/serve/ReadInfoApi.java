@@ -16,6 +16,7 @@ import io.writeguard.app.readinfo.ReadItem;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -111,6 +112,29 @@ public final class ReadInfoApi {
     body.put("added", result.added());
     result.version().ifPresent(v -> body.put("version", v));
     respondJson(ctx, 200, body);
+  }
+
+  /**
+   * A POST under {@code /docs/} that the mark route did not match. An empty segment
+   * ({@code /docs/ID/infos//s/0/read}) never matches a {@code {param}}, so without this the
+   * client would get a bare "no such route"; here it gets 400 naming the empty parameter.
+   * Read from the raw URI, so an encoded {@code %2F} inside a segment does not split it.
+   */
+  void unmatchedMark(Context ctx) {
+    auth.authenticate(ctx.header("Authorization"));
+    String[] parts = ctx.req().getRequestURI().split("/", -1);
+    // "", "docs", id, "infos", key, skey, i, "read"
+    if (parts.length == 8 && parts[3].equals("infos") && parts[7].equals("read")) {
+      // The same checks as the route, in the same order; an empty segment fails them.
+      ObjectId id = MarkParams.objectId(decode(parts[2]));
+      MarkParams.item(id, decode(parts[4]), decode(parts[5]), decode(parts[6]));
+    }
+    throw ApiException.notFound(null, "no route POST " + Shown.value(ctx.req().getRequestURI())
+        + " (marks go to POST /docs/{id}/infos/{key}/{skey}/{i}/read)");
+  }
+
+  private static String decode(String rawSegment) {
+    return URLDecoder.decode(rawSegment.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
   void health(Context ctx) {

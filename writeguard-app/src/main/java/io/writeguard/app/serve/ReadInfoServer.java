@@ -54,6 +54,7 @@ public final class ReadInfoServer implements AutoCloseable {
       cfg.startup.showJavalinBanner = false;
       cfg.startup.showOldJavalinVersionWarning = false;
       cfg.http.maxRequestSize = config.maxBodyBytes();
+      cfg.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
       cfg.jetty.modifyHttpConfiguration(http -> {
         http.setRequestHeaderSize(config.maxUriBytes());
         http.setSendServerVersion(false);
@@ -62,6 +63,7 @@ public final class ReadInfoServer implements AutoCloseable {
       cfg.routes.get("/docs/{id}", api.route("/docs/{id}", api::getDocument));
       String mark = "/docs/{id}/infos/{key}/{skey}/{i}/read";
       cfg.routes.post(mark, api.route(mark, api::markRead));
+      cfg.routes.post("/docs/<rest>", api.route("/docs/<rest>", api::unmatchedMark));
       cfg.routes.get("/health", api.route("/health", api::health));
       cfg.routes.get("/metrics", api.route("/metrics", api::metrics));
       cfg.routes.exception(HttpResponseException.class,

@@ -4,12 +4,16 @@ import static com.mongodb.client.model.Filters.eq;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Projections;
 import io.writeguard.app.readinfo.MarkReadStrategy;
 import io.writeguard.app.readinfo.MarkResult;
+import io.writeguard.app.readinfo.NoSuchDocumentException;
+import io.writeguard.app.readinfo.NoSuchItemException;
 import io.writeguard.app.readinfo.ReadItem;
 import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -29,6 +33,9 @@ import org.bson.types.ObjectId;
  * Thread-safe: the strategies are, and the map is not changed after construction.
  */
 public final class ReadInfoService {
+  /** Strategies whose first step writes (a fencing claim); see {@link #requireItem}. */
+  private static final Set<String> FENCED = Set.of("mongo-lock", "redis-lock");
+
   private final MongoCollection<Document> collection;
   private final Map<String, MarkReadStrategy> strategies;
   private final String defaultStrategy;
@@ -75,7 +82,35 @@ public final class ReadInfoService {
    * @throws ApiException 400 naming {@code strategy} when no strategy has that name
    */
   public MarkResult mark(String strategy, ReadItem item, String user) {
-    return strategy(strategy).mark(item, user);
+    MarkReadStrategy chosen = strategy(strategy);
+    if (FENCED.contains(chosen.name())) {
+      requireItem(item);
+    }
+    return chosen.mark(item, user);
+  }
+
+  /**
+   * 404 unless the item exists, by one projected read. Used before the fenced lock strategies
+   * only: their first step under the lock is a fencing claim that raises the document's
+   * {@code _fence}, a write, and a mark of a missing item must leave the document byte for
+   * byte as it was. No route removes items or documents, so the check cannot go stale; were
+   * one added, the strategy's own check after the claim still answers 404.
+   */
+  private void requireItem(ReadItem item) {
+    String list = "infos." + item.key() + "." + item.skey();
+    Document doc = collection.find(eq("_id", item.docId()))
+        .projection(Projections.include(list)).first();
+    if (doc == null) {
+      throw new NoSuchDocumentException(collection.getNamespace().getCollectionName(), item);
+    }
+    Object infos = doc.get("infos");
+    Object skeys = infos instanceof Document d ? d.get(item.key()) : null;
+    Object items = skeys instanceof Document d ? d.get(item.skey()) : null;
+    boolean found = items instanceof List<?> l && item.index() < l.size()
+        && l.get(item.index()) instanceof Document;
+    if (!found) {
+      throw new NoSuchItemException(collection.getNamespace().getCollectionName(), item);
+    }
   }
 
   /**

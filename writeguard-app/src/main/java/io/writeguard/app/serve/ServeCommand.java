@@ -2,7 +2,6 @@ package io.writeguard.app.serve;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import io.writeguard.app.Main;
 import io.writeguard.app.cli.MongoOptions;
 import io.writeguard.app.cli.MongoTarget;
 import io.writeguard.app.cli.UsageException;
@@ -41,7 +40,6 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
-    versionProvider = Main.Version.class,
     description = {
       "Serves the seed's readInfo route over HTTP: POST /docs, GET /docs/{id},",
       "POST /docs/{id}/infos/{key}/{skey}/{i}/read, GET /health, GET /metrics.",

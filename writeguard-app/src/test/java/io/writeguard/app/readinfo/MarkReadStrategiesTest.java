@@ -97,10 +97,11 @@ class MarkReadStrategiesTest {
     return ((Document) items.get(index)).getList("read", Object.class);
   }
 
-  /** The document without the lock's fence field, which a fenced read raises by design. */
+  /** The document without the locks' fence fields, which a fenced read raises by design. */
   private static Document data(MongoCollection<Document> c) {
     Document doc = c.find(eq("_id", "d1")).first();
     doc.remove("_fence");
+    doc.remove("_fence_redis");
     return doc;
   }
 

@@ -122,6 +122,44 @@ class ServeApiTest {
   }
 
   @Test
+  void emptySegmentsAre400NamingTheParameter() {
+    byte[] before = serve.rawBytes(id);
+    assertEmpty("/docs/" + id + "/infos//s0/0/read", "key");
+    assertEmpty("/docs/" + id + "/infos/k0//0/read", "skey");
+    assertEmpty("/docs/" + id + "/infos/k0/s0//read", "i");
+    assertEmpty("/docs//infos/k0/s0/0/read", "id");
+    assertThat(serve.post("/docs/" + id + "/infos/k0/s0/0/unread", "alice", "").statusCode())
+        .isEqualTo(404);
+    assertThat(serve.rawBytes(id)).isEqualTo(before);
+  }
+
+  private void assertEmpty(String path, String field) {
+    HttpResponse<String> r = serve.post(path, "alice", "");
+    assertThat(r.statusCode()).as(path).isEqualTo(400);
+    assertThat(ServeFixture.json(r).get("field").asText()).isEqualTo(field);
+  }
+
+  /**
+   * Regression: mongo-lock and redis-lock once shared one fence field, so after one backend
+   * wrote with its higher token every mark of the other was refused as stale (409).
+   */
+  @Test
+  void mongoLockAndRedisLockCanTakeTurnsOnOneDocument() {
+    for (int round = 0; round < 3; round++) {
+      for (String strategy : List.of("redis-lock", "redis-lock", "redis-lock", "mongo-lock",
+          "mongo-lock", "mongo-lock", "mongo-lock", "mongo-lock", "redis-lock")) {
+        String user = strategy + "-" + round + "-" + System.nanoTime();
+        HttpResponse<String> r = serve.mark(id, "k0", "s1", "0", user, strategy);
+        assertThat(r.statusCode()).as("%s: %s", strategy, r.body()).isEqualTo(200);
+      }
+    }
+    assertThat(readList(id, "k0", "s1", 0)).hasSize(27).doesNotHaveDuplicates();
+    JsonNode doc = ServeFixture.json(serve.get("/docs/" + id, "alice"));
+    assertThat(doc.has("_fence")).as("lock bookkeeping is not shown").isFalse();
+    assertThat(doc.has("_fence_redis")).isFalse();
+  }
+
+  @Test
   void unknownStrategyIs400NamingStrategy() {
     HttpResponse<String> r = serve.mark(id, "k0", "s0", "0", "alice", "yolo");
     assertThat(r.statusCode()).isEqualTo(400);
