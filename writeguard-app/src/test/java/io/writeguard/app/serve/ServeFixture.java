@@ -9,6 +9,7 @@ import com.mongodb.client.MongoDatabase;
 import io.writeguard.app.readinfo.MarkReadDeps;
 import io.writeguard.app.readinfo.MarkReadStrategies;
 import io.writeguard.app.readinfo.MarkReadStrategy;
+import io.writeguard.app.testing.TestRedis;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.testing.TestMongo;
 import java.io.IOException;
@@ -38,7 +39,10 @@ final class ServeFixture implements AutoCloseable {
   final JwtAuth auth = new JwtAuth(JwtSecret.of(SECRET, "test"));
   final ServeMetrics metrics = new ServeMetrics();
   final ReadInfoServer server;
-  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  final HttpClient http = HttpClient.newBuilder()
+      .version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(10))
+      .build();
   final MongoLeaseLockService mongoLocks;
   final LazyRedisLocks redisLocks;
   final MarkReadDeps deps;
@@ -52,7 +56,7 @@ final class ServeFixture implements AutoCloseable {
     db = TestMongo.freshDatabase(hint);
     docs = db.getCollection("docs");
     mongoLocks = MongoLeaseLockService.builder(db, "docs_locks").listener(metrics.listener()).build();
-    redisLocks = new LazyRedisLocks(System.getenv("REDIS_URI"), metrics.listener());
+    redisLocks = new LazyRedisLocks(TestRedis.uri(), metrics.listener());
     MarkReadDeps.Builder b = MarkReadDeps.builder(docs)
         .mongoLocks(mongoLocks)
         .redisLocks(redisLocks)
