@@ -33,11 +33,13 @@ public final class ReadInfoServer implements AutoCloseable {
   private final ServeConfig config;
   private final List<AutoCloseable> resources = new ArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final int port;
 
   private ReadInfoServer(Javalin app, InFlightGate gate, ServeConfig config) {
     this.app = app;
     this.gate = gate;
     this.config = config;
+    this.port = app.port(); // Jetty forgets it once stopped
   }
 
   /**
@@ -85,7 +87,7 @@ public final class ReadInfoServer implements AutoCloseable {
 
   /** The port bound (the chosen one when the config said 0). */
   public int port() {
-    return app.port();
+    return port;
   }
 
   /** {@code http://host:port}. */
