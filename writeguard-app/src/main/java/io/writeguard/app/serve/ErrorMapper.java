@@ -82,7 +82,7 @@ public final class ErrorMapper {
     }
     if (error instanceof LockBackendException e) {
       log.warn("lock backend failed", e);
-      return retry(503, "lock service unavailable: " + e.getMessage());
+      return retry(503, "lock service unavailable"); // the details (a URI?) stay in the log
     }
     if (error instanceof WriteOutcomeUnknownException e) {
       log.warn("write outcome unknown", e);

@@ -1,6 +1,7 @@
 package io.writeguard.app.serve;
 
-import io.writeguard.embedded.EmbeddedRedis;
+import io.writeguard.app.cli.RedisTarget;
+import io.writeguard.app.cli.UsageException;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
@@ -19,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * every {@code serve} process must share; {@link #connect()} lets the command connect at start
  * and fail fast. Without one, the first use starts an embedded Redis in this process: fine for
  * one process, useless for several (each would lock on its own server), which the log says. A
- * connection that fails is a {@link LockBackendException} (HTTP 503) and is tried again on the
- * next use.
+ * connection that fails is a {@link LockBackendException} (HTTP 503) whose message never
+ * carries the URI (it may hold a password), and is tried again on the next use.
  *
  * <p>Thread-safe: the delegate is created once under this object's monitor.
  */
@@ -29,7 +30,7 @@ final class LazyRedisLocks implements LockService {
 
   private final String uri;
   private final WriteGuardListener listener;
-  private EmbeddedRedis embedded;
+  private RedisTarget target;
   private volatile RedisLockService delegate;
   private boolean closed;
 
@@ -44,7 +45,11 @@ final class LazyRedisLocks implements LockService {
     return uri != null;
   }
 
-  /** Connects now (or starts the embedded server). */
+  /**
+   * Connects now (or starts the embedded server).
+   *
+   * @throws LockBackendException when Redis cannot be reached or started
+   */
   synchronized RedisLockService connect() {
     if (closed) {
       throw new LockBackendException("the redis lock service is closed", null);
@@ -52,24 +57,26 @@ final class LazyRedisLocks implements LockService {
     if (delegate != null) {
       return delegate;
     }
-    String target = uri;
-    if (target == null) {
-      try {
-        embedded = EmbeddedRedis.start();
-      } catch (RuntimeException e) {
-        throw new LockBackendException("cannot start an embedded Redis: " + e.getMessage(), e);
-      }
-      target = embedded.uri();
+    RedisTarget opened;
+    try {
+      opened = RedisTarget.open(uri);
+    } catch (UsageException | IllegalStateException e) {
+      log.warn("redis-lock: {}", e.getMessage());
+      throw new LockBackendException("Redis is unreachable", e);
+    }
+    if (opened.isEmbedded()) {
       log.warn("redis-lock: no --redis-uri given, started an embedded Redis at {}; it locks for"
-          + " this process only, so give every serve process the same --redis-uri", target);
+          + " this process only, so give every serve process the same --redis-uri",
+          opened.displayUri());
     }
     try {
-      delegate = RedisLockService.builder().uri(target).listener(listener).build();
+      delegate = RedisLockService.builder().client(opened.client()).listener(listener).build();
     } catch (RuntimeException e) {
-      stopEmbedded();
+      opened.close();
       throw e instanceof LockBackendException ? e
-          : new LockBackendException("cannot use Redis at " + target + ": " + e.getMessage(), e);
+          : new LockBackendException("cannot use Redis for locks", e);
     }
+    target = opened;
     return delegate;
   }
 
@@ -100,13 +107,9 @@ final class LazyRedisLocks implements LockService {
       delegate.close();
       delegate = null;
     }
-    stopEmbedded();
-  }
-
-  private void stopEmbedded() {
-    if (embedded != null) {
-      embedded.close();
-      embedded = null;
+    if (target != null) {
+      target.close();
+      target = null;
     }
   }
 }

@@ -4,6 +4,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.writeguard.app.cli.MongoOptions;
 import io.writeguard.app.cli.MongoTarget;
+import io.writeguard.app.cli.RedisOptions;
 import io.writeguard.app.cli.UsageException;
 import io.writeguard.app.lab.LabDurations;
 import io.writeguard.app.readinfo.MarkReadDeps;
@@ -50,6 +51,12 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Mixin private MongoOptions mongo = new MongoOptions();
 
+  /**
+   * Redis for {@code redis-lock}, shared by every serve process; without one an embedded Redis
+   * is started on the first {@code redis-lock} request (good for one process only).
+   */
+  @Mixin private RedisOptions redis = new RedisOptions();
+
   @Option(names = "--host", paramLabel = "HOST", defaultValue = "127.0.0.1",
       description = "Address to listen on (default: ${DEFAULT-VALUE}).")
   String host;
@@ -67,12 +74,6 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--jwt-secret-file", paramLabel = "FILE",
       description = "File holding the HS256 secret (default: $" + JwtSecret.ENV + ").")
   Path jwtSecretFile;
-
-  @Option(names = "--redis-uri", paramLabel = "URI", defaultValue = "${env:REDIS_URI}",
-      description = "Redis for redis-lock, shared by every serve process (default: $REDIS_URI;"
-          + " else an embedded Redis is started on the first redis-lock request, good for one"
-          + " process only).")
-  String redisUri;
 
   @Option(names = "--database", paramLabel = "NAME", defaultValue = "writeguard",
       description = "Database (default: ${DEFAULT-VALUE}).")
@@ -113,6 +114,7 @@ public final class ServeCommand implements Callable<Integer> {
     if (maxAttempts < 1) {
       throw new UsageException("--max-attempts must be >= 1, was " + maxAttempts);
     }
+    redis.check();
     JwtSecret secret = JwtSecret.load(jwtSecretFile, System.getenv());
     ServeConfig config = config();
     Duration wait = LabDurations.parse("--lock-wait", lockWait, false);
@@ -127,7 +129,7 @@ public final class ServeCommand implements Callable<Integer> {
       MongoCollection<Document> docs = db.getCollection(collection);
       mongoLocks = MongoLeaseLockService.builder(db, collection + "_locks")
           .listener(metrics.listener()).build();
-      redisLocks = new LazyRedisLocks(redisUri, metrics.listener());
+      redisLocks = new LazyRedisLocks(redis.uri(), metrics.listener());
       if (redisLocks.isConfigured() || strategy.equals("redis-lock")) {
         connectRedis(redisLocks);
       }
@@ -204,7 +206,9 @@ public final class ServeCommand implements Callable<Integer> {
     try {
       locks.connect();
     } catch (LockBackendException e) {
-      throw new UsageException(e.getMessage(), e);
+      Throwable cause = e.getCause(); // RedisTarget's UsageException names the (redacted) URI
+      throw new UsageException(cause instanceof UsageException ? cause.getMessage()
+          : e.getMessage(), e);
     }
   }
 

@@ -59,4 +59,15 @@ class ServeCommandTest {
     assertThat(err.toString()).contains("notmongo://x");
     assertThat(out.toString()).as("no URL printed").isEmpty();
   }
+
+  @Test
+  void unreachableRedisExitsWith2NamingIt() throws Exception {
+    assertThat(run("serve", "--redis-uri", "redis://127.0.0.1:1", "--jwt-secret-file", secret()))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("cannot reach Redis", "127.0.0.1:1");
+    assertThat(run("serve", "--redis-uri", "nonsense://", "--jwt-secret-file", secret()))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("malformed Redis URI");
+    assertThat(out.toString()).isEmpty();
+  }
 }
