@@ -44,5 +44,11 @@ class ServeHammerTest {
     assertThat(hammer.unexpectedBodies).as("answers other than 200/409/503").isEmpty();
     assertThat(hammer.acknowledged).as("every click answered 200 in the end").hasSize(32 * 8);
     assertThat(hammer.lostMarks(serve.stored(id), items)).as("lost marks").isZero();
+    if (strategy.equals("local-lock")) {
+      // In one process the lock orders every writer: the version filter never misses.
+      // (Across processes it does: ServeProcessTest.)
+      assertThat(serve.metrics.scrape()).as("no local-lock conflicts in one process")
+          .doesNotContainPattern("writeguard_update_conflicts_total\\{[^}]*strategy=\"local-lock\"[^}]*\\} [1-9]");
+    }
   }
 }
