@@ -5,6 +5,7 @@ import com.mongodb.MongoTimeoutException;
 import io.writeguard.app.readinfo.MarkReadException;
 import io.writeguard.app.readinfo.NoSuchDocumentException;
 import io.writeguard.app.readinfo.NoSuchItemException;
+import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.lock.StaleLockException;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * LockTimeoutException                 503  Retry-After: the lock was busy for the whole wait
  * LockBackendException                 503  Retry-After: the lock server failed
  * WriteOutcomeUnknownException         503  Retry-After: a mark is idempotent, so retrying is safe
+ * WriteGuardInterruptedException       503  Retry-After: a wait was interrupted (shutdown)
  * MongoTimeoutException, MongoSocketException   503  Retry-After: the database is unreachable
  * anything else                        500  "internal error" (the stack trace goes to the log only)
  * </pre>
@@ -88,6 +90,9 @@ public final class ErrorMapper {
       log.warn("write outcome unknown", e);
       return retry(503, "the database did not confirm the write; marking is idempotent, so"
           + " retrying is safe");
+    }
+    if (error instanceof WriteGuardInterruptedException) {
+      return retry(503, "the server is shutting down");
     }
     if (error instanceof MongoTimeoutException || error instanceof MongoSocketException) {
       log.warn("database unreachable", error);

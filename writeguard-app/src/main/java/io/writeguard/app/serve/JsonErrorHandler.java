@@ -17,6 +17,8 @@ import org.eclipse.jetty.util.Callback;
  * path, an ambiguous path, a request line past the header buffer), in the service's error
  * shape {@code {"error": "..."}} instead of Jetty's HTML page. Never a stack trace: only the
  * status reason and Jetty's short message, shortened and with control characters masked.
+ * {@code Connection: close} says what Jetty does after such a request anyway; without it a
+ * client may reuse the connection Jetty is closing and see its next request fail.
  * Thread-safe (stateless).
  */
 final class JsonErrorHandler extends ErrorHandler {
@@ -29,12 +31,14 @@ final class JsonErrorHandler extends ErrorHandler {
   protected void generateResponse(Request request, Response response, int code, String message,
       Throwable cause, Callback callback) throws IOException {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, ReadInfoApi.JSON);
+    response.getHeaders().put(HttpHeader.CONNECTION, "close");
     response.write(true, ByteBuffer.wrap(body(code, message)), callback);
   }
 
   @Override
   public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
     fields.put(new HttpField(HttpHeader.CONTENT_TYPE, ReadInfoApi.JSON));
+    fields.put(new HttpField(HttpHeader.CONNECTION, "close"));
     return ByteBuffer.wrap(body(status, reason));
   }
 
