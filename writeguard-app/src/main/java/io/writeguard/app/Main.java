@@ -2,6 +2,7 @@ package io.writeguard.app;
 
 import io.writeguard.app.cli.UsageException;
 import io.writeguard.app.lab.LabCommand;
+import io.writeguard.app.serve.ServeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -16,6 +17,8 @@ import picocli.CommandLine.Command;
       AuditCommand.class,
       MongoCommand.class,
       LabCommand.class,
+      ServeCommand.class,
+      TokenCommand.class,
     })
 public final class Main implements Runnable {
 

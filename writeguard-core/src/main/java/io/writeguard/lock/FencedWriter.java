@@ -133,16 +133,27 @@ public final class FencedWriter {
    * @throws IllegalArgumentException if the replacement has a different {@code _id}
    */
   public Outcome replaceOne(LockHandle lock, Object id, Document replacement) {
+    return replaceOne(lock, id, null, replacement);
+  }
+
+  /**
+   * Replaces document {@code id} if it also matches {@code filter} (e.g. the version read),
+   * fenced; {@link Outcome#FILTER_NOT_MATCHED} when the fence allowed the write but the filter
+   * did not match.
+   *
+   * @throws IllegalArgumentException if the replacement has a different {@code _id}
+   */
+  public Outcome replaceOne(LockHandle lock, Object id, Bson filter, Document replacement) {
     Objects.requireNonNull(replacement, "replacement must not be null");
     if (replacement.containsKey("_id") && !Objects.equals(replacement.get("_id"), id)) {
       throw new IllegalArgumentException("replacement _id must be " + id + ", was " + replacement.get("_id"));
     }
     checkUsable(lock, id);
     Document stored = Fencing.fencedReplacement(replacement, fenceField, lock.token());
-    if (collection.replaceOne(fenced(lock, id, null), stored).getMatchedCount() == 1) {
+    if (collection.replaceOne(fenced(lock, id, filter), stored).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
-    return classifyMiss(lock, id, false);
+    return classifyMiss(lock, id, filter != null);
   }
 
   /**

@@ -122,6 +122,23 @@ class FencedWriterTest {
   }
 
   @Test
+  void aReplacementWithAFilterReplacesOnlyWhenItMatches() {
+    data.insertOne(new Document("_id", "r").append("version", 4L));
+    LockHandle lock = new FixedHandle("k", 10);
+    assertThat(writer.replaceOne(lock, "r", eq("version", 3L), new Document("version", 5L)))
+        .isEqualTo(FencedWriter.Outcome.FILTER_NOT_MATCHED);
+    assertThat(data.find().first()).containsEntry("version", 4L).doesNotContainKey(Fencing.FIELD);
+    assertThat(writer.replaceOne(lock, "r", eq("version", 4L), new Document("version", 5L)))
+        .isEqualTo(FencedWriter.Outcome.APPLIED);
+    assertThat(data.find().first()).containsEntry("version", 5L).containsEntry(Fencing.FIELD, 10L);
+    assertThat(writer.replaceOne(lock, "gone", eq("version", 5L), new Document("version", 6L)))
+        .isEqualTo(FencedWriter.Outcome.NOT_FOUND);
+    assertThatThrownBy(() -> writer.replaceOne(new FixedHandle("k", 9), "r", eq("version", 5L),
+        new Document("version", 6L))).isInstanceOf(StaleLockException.class);
+    assertThat(data.find().first()).containsEntry("version", 5L);
+  }
+
+  @Test
   void anUpsertInsertsFencedAndAStaleUpsertIsStaleNotADuplicate() {
     writer.upsertOne(new FixedHandle("k", 4), "u", set("v", 1));
     assertThat(data.find().first()).containsEntry("v", 1).containsEntry(Fencing.FIELD, 4L);

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.writeguard.app.cli.MongoOptions;
 import io.writeguard.app.cli.MongoTarget;
+import io.writeguard.app.cli.RedisOptions;
+import io.writeguard.app.cli.RedisTarget;
 import io.writeguard.app.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -51,13 +53,16 @@ public final class LabCommand implements Callable<Integer> {
 
   @Mixin MongoOptions mongo;
 
+  @Mixin RedisOptions redis;
+
   @Option(names = "--scenario", paramLabel = "NAME", defaultValue = "readinfo",
       description = "Scenario to run (default: ${DEFAULT-VALUE}).")
   String scenario;
 
   @Option(names = "--strategies", paramLabel = "A,B,...", split = ",",
       description = "Strategies to measure, in this order (default: all of the scenario's;"
-          + " readinfo: naive, atomic, optimistic).")
+          + " readinfo: naive, atomic, optimistic, local-lock, mongo-lock, redis-lock,"
+          + " adaptive).")
   List<String> strategies = List.of();
 
   @Option(names = "--clients", paramLabel = "N", defaultValue = "16",
@@ -105,19 +110,30 @@ public final class LabCommand implements Callable<Integer> {
     LabPlan<?> plan = registry.scenario(scenario).plan(strategies);
     LabSettings settings = settings();
     checkJsonTarget();
+    redis.check();
+    boolean needsRedis = plan.strategies().stream().anyMatch(LabStrategy::needsRedis);
 
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (MongoTarget target = mongo.open(clients + 4)) {
+    // Redis only when a selected strategy uses it; opened first, so a bad --redis-uri is
+    // reported before an embedded MongoDB is started.
+    try (RedisTarget redisTarget = needsRedis ? redis.open() : null;
+        MongoTarget target = mongo.open(clients + 4)) {
       ServerInfo server = new ServerInfo(
           target.isEmbedded() ? ServerInfo.EMBEDDED : ServerInfo.EXTERNAL, version(target));
       out.print(ResultTable.header(plan.scenario().name(), plan.scenario().description(),
           settings, server, target.displayUri()));
+      if (redisTarget != null) {
+        out.printf("  redis: %s at %s%n", redisTarget.isEmbedded() ? "embedded" : "external",
+            redisTarget.displayUri());
+      }
       out.flush();
       LabReport report;
       try {
-        report = new LabRunner(target.client().getDatabase(LabRunner.DATABASE), settings, err)
-            .run(plan, server);
+        LabServices services = LabServices.of(target.client().getDatabase(LabRunner.DATABASE),
+            redisTarget == null ? null : redisTarget.client());
+        report = new LabRunner(target.client().getDatabase(LabRunner.DATABASE), settings, err,
+            services).run(plan, server);
       } catch (LabAbortedException e) {
         err.println("writeguard lab: aborted: " + e.getMessage());
         err.println("writeguard lab: no report written");

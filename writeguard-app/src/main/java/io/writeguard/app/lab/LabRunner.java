@@ -39,14 +39,27 @@ public final class LabRunner {
   private final PrintWriter progress;
   private final Ticker ticker;
   private final Duration stallTimeout;
+  private final LabServices services;
   private final String runTag = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
 
   public LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress) {
-    this(database, settings, progress, Ticker.system(), Duration.ofSeconds(30));
+    this(database, settings, progress, LabServices.of(database, null));
+  }
+
+  /** A runner whose strategies may use {@code services} (e.g. Redis). */
+  public LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress,
+      LabServices services) {
+    this(database, settings, progress, Ticker.system(), Duration.ofSeconds(30), services);
   }
 
   LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress, Ticker ticker,
       Duration stallTimeout) {
+    this(database, settings, progress, ticker, stallTimeout, LabServices.of(database, null));
+  }
+
+  LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress, Ticker ticker,
+      Duration stallTimeout, LabServices services) {
+    this.services = Objects.requireNonNull(services, "services");
     this.database = Objects.requireNonNull(database, "database");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.progress = Objects.requireNonNull(progress, "progress");
@@ -117,7 +130,7 @@ public final class LabRunner {
       // The collection's name is new to this run, so it is empty: no drop needed.
       run = scenario.start(coll, settings.scenarioSettings());
       impl = strategy.factory().create(
-          new StrategyContext(coll, WriteGuardListener.safe(stats), scope, ticker));
+          new StrategyContext(coll, WriteGuardListener.safe(stats), scope, ticker, services));
     } catch (RuntimeException e) {
       String what = ServerGone.is(e) ? "MongoDB stopped answering" : "the run failed";
       throw new LabAbortedException(what + " while setting up strategy '" + strategy.name()
@@ -143,7 +156,11 @@ public final class LabRunner {
     long start = ticker.nanoTime();
     control.begin(start);
     gate.countDown();
-    awaitAll(threads, loops, control, strategy.name());
+    try {
+      awaitAll(threads, loops, control, strategy.name());
+    } finally {
+      closeQuietly(impl, strategy.name());
+    }
     long elapsed = ticker.nanoTime() - start;
 
     Throwable fatal = control.fatal();
@@ -211,9 +228,14 @@ public final class LabRunner {
         : new LatencyMs(millis(latency.getValueAtPercentile(50)),
             millis(latency.getValueAtPercentile(99)), millis(latency.getMaxValue()));
     StrategyStats stats = driven.stats;
+    Histogram waits = stats.lockWaitMicros();
+    LatencyMs lockWait = waits.getTotalCount() == 0 ? null
+        : new LatencyMs(millis(waits.getValueAtPercentile(50)),
+            millis(waits.getValueAtPercentile(99)), millis(waits.getMaxValue()));
     return new StrategyResult(name, acked, v.lost(), errors,
         round(acked / seconds, 1), ms, round(stats.conflictRatio(), 4), stats.retries(),
-        stats.attempts(), stats.conflicts(), v.expected(), v.visible(), round(seconds, 3), sample);
+        stats.attempts(), stats.conflicts(), v.expected(), v.visible(), round(seconds, 3), sample,
+        lockWait, stats.lockTimeouts(), stats.fencedRejections());
   }
 
   private static double millis(long micros) {
@@ -223,6 +245,15 @@ public final class LabRunner {
   private static double round(double value, int decimals) {
     double scale = Math.pow(10, decimals);
     return Math.round(value * scale) / scale;
+  }
+
+  private void closeQuietly(Strategy<?> impl, String name) {
+    try {
+      impl.close();
+    } catch (RuntimeException e) {
+      // The run is over; what it measured stands. Say so, since something may be left open.
+      progress.printf(Locale.ROOT, "lab: %s: closing the strategy failed: %s%n", name, e);
+    }
   }
 
   private static void dropQuietly(MongoCollection<Document> coll) {

@@ -10,12 +10,21 @@ import java.util.Objects;
  * @param reproducesLoss true for strategies that exist to show the problem ({@code naive}):
  *     their lost updates are expected and do not fail the run
  * @param description one line for {@code --help} and {@code docs/lab.md}
+ * @param needsRedis true when the strategy uses Redis: the lab then connects to
+ *     {@code --redis-uri} (or starts an embedded Redis) and hands it over in
+ *     {@link StrategyContext#services()}
  */
-public record LabStrategy<O>(
-    String name, boolean reproducesLoss, String description, StrategyFactory<O> factory) {
+public record LabStrategy<O>(String name, boolean reproducesLoss, String description,
+    StrategyFactory<O> factory, boolean needsRedis) {
   public LabStrategy {
     Checks.notBlank("name", name);
     Objects.requireNonNull(description, "description");
     Objects.requireNonNull(factory, "factory");
+  }
+
+  /** A strategy that needs no Redis. */
+  public LabStrategy(String name, boolean reproducesLoss, String description,
+      StrategyFactory<O> factory) {
+    this(name, reproducesLoss, description, factory, false);
   }
 }

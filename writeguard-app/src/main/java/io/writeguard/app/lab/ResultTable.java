@@ -1,6 +1,7 @@
 package io.writeguard.app.lab;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -10,6 +11,8 @@ import java.util.Set;
 public final class ResultTable {
   private static final String[] COLUMNS = {"strategy", "acked", "lost", "errors", "ops/s",
       "vs atomic", "p50 ms", "p99 ms", "max ms", "conflicts", "retries"};
+  /** Shown only when some strategy took locks. */
+  private static final String[] LOCK_COLUMNS = {"lock p99 ms", "lock t/o"};
   private static final String BASELINE = "atomic";
 
   private ResultTable() {}
@@ -35,8 +38,9 @@ public final class ResultTable {
    */
   public static String render(LabReport report, Set<String> blind) {
     Optional<StrategyResult> baseline = report.result(BASELINE);
+    boolean locks = report.results().stream().anyMatch(r -> r.lockWaitMs() != null);
     List<String[]> rows = new ArrayList<>();
-    rows.add(COLUMNS);
+    rows.add(locks ? withLockColumns(COLUMNS, LOCK_COLUMNS) : COLUMNS);
     for (StrategyResult r : report.results()) {
       String lost = r.lostUpdates() == 0 ? "0" : String.format(Locale.ROOT, "%,d (%.1f%%)",
           r.lostUpdates(), 100.0 * r.lostUpdates() / Math.max(1, r.expected()));
@@ -56,8 +60,14 @@ public final class ResultTable {
           blind.contains(r.strategy()) ? "-"
               : String.format(Locale.ROOT, "%.1f%%", 100 * r.conflictRatio()),
           String.format(Locale.ROOT, "%,d", r.retries())});
+      if (locks) {
+        String[] row = rows.remove(rows.size() - 1);
+        rows.add(withLockColumns(row, new String[] {
+            r.lockWaitMs() == null ? "-" : ms(r.lockWaitMs().p99()),
+            r.lockWaitMs() == null ? "-" : String.format(Locale.ROOT, "%,d", r.lockTimeouts())}));
+      }
     }
-    int[] width = new int[COLUMNS.length];
+    int[] width = new int[rows.get(0).length];
     for (String[] row : rows) {
       for (int i = 0; i < row.length; i++) {
         width[i] = Math.max(width[i], row[i].length());
@@ -78,6 +88,12 @@ public final class ResultTable {
       }
     }
     return out.toString();
+  }
+
+  private static String[] withLockColumns(String[] row, String[] lock) {
+    String[] longer = Arrays.copyOf(row, row.length + lock.length);
+    System.arraycopy(lock, 0, longer, row.length, lock.length);
+    return longer;
   }
 
   private static String ms(double v) {

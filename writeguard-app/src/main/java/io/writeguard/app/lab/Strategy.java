@@ -6,7 +6,7 @@ package io.writeguard.app.lab;
  * is shared by all clients of the run, so implementations must be thread-safe.
  */
 @FunctionalInterface
-public interface Strategy<O> {
+public interface Strategy<O> extends AutoCloseable {
 
   /**
    * Applies {@code op}. Returns normally only when the server acknowledged the write (the lab
@@ -15,4 +15,11 @@ public interface Strategy<O> {
    * ({@link StrategyContext#listener()}).
    */
   void apply(O op);
+
+  /**
+   * Releases what the strategy opened for its run (lock services, connections). The runner
+   * calls it once, after the run's last operation. Default: nothing.
+   */
+  @Override
+  default void close() {}
 }

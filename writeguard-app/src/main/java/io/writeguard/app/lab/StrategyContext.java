@@ -9,18 +9,27 @@ import org.bson.Document;
 
 /**
  * What a strategy gets for one run: the run's collection, the listener that counts its
- * attempts, conflicts and retries (already wrapped so it never throws), the scope to report
- * them under, and the clock to time them with.
+ * attempts, conflicts, retries, lock waits and fenced rejections (already wrapped so it never
+ * throws), the scope to report them under, the clock to time them with, and the other servers
+ * it may use (lock collections, Redis).
  */
 public record StrategyContext(
     MongoCollection<Document> collection,
     WriteGuardListener listener,
     OperationScope scope,
-    Ticker ticker) {
+    Ticker ticker,
+    LabServices services) {
   public StrategyContext {
     Objects.requireNonNull(collection, "collection");
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(ticker, "ticker");
+    Objects.requireNonNull(services, "services");
+  }
+
+  /** A context without other servers ({@link LabServices#none()}). */
+  public StrategyContext(MongoCollection<Document> collection, WriteGuardListener listener,
+      OperationScope scope, Ticker ticker) {
+    this(collection, listener, scope, ticker, LabServices.none());
   }
 }

@@ -22,10 +22,14 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param visible how much of {@code expected} is visible at the end
  * @param elapsedS measured wall time in seconds
  * @param errorSample the message of one error, or null when there were none
+ * @param lockWaitMs how long operations waited for locks they got, or null for strategies that
+ *     took no lock
+ * @param lockTimeouts lock waits that ran out (each also an error)
+ * @param fencedRejections writes MongoDB refused because a newer lock holder had written
  */
 @JsonPropertyOrder({"strategy", "acknowledged", "lost_updates", "errors", "throughput_ops_s",
     "latency_ms", "conflict_ratio", "retries", "attempts", "conflicts", "expected", "visible",
-    "elapsed_s", "error_sample"})
+    "elapsed_s", "error_sample", "lock_wait_ms", "lock_timeouts", "fenced_rejections"})
 public record StrategyResult(
     @JsonProperty("strategy") String strategy,
     @JsonProperty("acknowledged") long acknowledged,
@@ -40,4 +44,17 @@ public record StrategyResult(
     @JsonProperty("expected") long expected,
     @JsonProperty("visible") long visible,
     @JsonProperty("elapsed_s") double elapsedS,
-    @JsonProperty("error_sample") String errorSample) {}
+    @JsonProperty("error_sample") String errorSample,
+    @JsonProperty("lock_wait_ms") LatencyMs lockWaitMs,
+    @JsonProperty("lock_timeouts") long lockTimeouts,
+    @JsonProperty("fenced_rejections") long fencedRejections) {
+
+  /** A result of a strategy that took no lock. */
+  public StrategyResult(String strategy, long acknowledged, long lostUpdates, long errors,
+      double throughputOpsS, LatencyMs latencyMs, double conflictRatio, long retries,
+      long attempts, long conflicts, long expected, long visible, double elapsedS,
+      String errorSample) {
+    this(strategy, acknowledged, lostUpdates, errors, throughputOpsS, latencyMs, conflictRatio,
+        retries, attempts, conflicts, expected, visible, elapsedS, errorSample, null, 0, 0);
+  }
+}

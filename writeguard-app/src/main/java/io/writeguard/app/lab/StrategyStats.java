@@ -3,12 +3,16 @@ package io.writeguard.app.lab;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
 
 /**
- * Counts one strategy run's events: attempts, conflicts, retries, exhausted budgets and
- * failures. Thread-safe and cheap (one {@link LongAdder} increment per event), since every
- * client of the run reports to the same instance.
+ * Counts one strategy run's events: attempts, conflicts, retries, exhausted budgets,
+ * failures, lock waits (a histogram of acquired waits, and timeouts) and fenced rejections.
+ * Thread-safe and cheap (one {@link LongAdder} increment or one wait-free histogram record per
+ * event), since every client of the run reports to the same instance.
  */
 public final class StrategyStats implements WriteGuardListener {
   private final LongAdder attempts = new LongAdder();
@@ -16,6 +20,10 @@ public final class StrategyStats implements WriteGuardListener {
   private final LongAdder retries = new LongAdder();
   private final LongAdder exhausted = new LongAdder();
   private final LongAdder failures = new LongAdder();
+  private final LongAdder lockTimeouts = new LongAdder();
+  private final LongAdder fencedRejections = new LongAdder();
+  /** Microseconds waited for locks that were acquired; 3 significant digits, grows as needed. */
+  private final Histogram lockWaitMicros = new ConcurrentHistogram(3);
 
   @Override
   public void onAttempt(OperationScope scope, Object key, int attempt) {
@@ -42,6 +50,20 @@ public final class StrategyStats implements WriteGuardListener {
     failures.increment();
   }
 
+  @Override
+  public void onLockWait(String backend, String key, Duration waited, boolean acquired) {
+    if (acquired) {
+      lockWaitMicros.recordValue(Math.max(0, TimeUnit.NANOSECONDS.toMicros(waited.toNanos())));
+    } else {
+      lockTimeouts.increment();
+    }
+  }
+
+  @Override
+  public void onFencedRejection(OperationScope scope, Object key, long token) {
+    fencedRejections.increment();
+  }
+
   public long attempts() {
     return attempts.sum();
   }
@@ -60,6 +82,19 @@ public final class StrategyStats implements WriteGuardListener {
 
   public long failures() {
     return failures.sum();
+  }
+
+  public long lockTimeouts() {
+    return lockTimeouts.sum();
+  }
+
+  public long fencedRejections() {
+    return fencedRejections.sum();
+  }
+
+  /** A copy of the waits for acquired locks, in microseconds (empty when no lock was taken). */
+  public Histogram lockWaitMicros() {
+    return lockWaitMicros.copy();
   }
 
   /** Conflicts per attempt, 0 when nothing was attempted. */

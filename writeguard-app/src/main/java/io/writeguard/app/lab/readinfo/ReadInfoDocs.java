@@ -1,6 +1,5 @@
 package io.writeguard.app.lab.readinfo;
 
-import io.writeguard.path.FieldPath;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.Document;
@@ -59,14 +58,6 @@ final class ReadInfoDocs {
           + mark.key() + "." + mark.skey() + "." + mark.index() + ".read");
     }
     return (List<Object>) read;
-  }
-
-  /**
-   * The path of the mark's read list, {@code infos.<key>.<skey>.<i>.read}, built from validated
-   * segments.
-   */
-  static FieldPath readPath(Mark mark) {
-    return FieldPath.of("infos", mark.key(), mark.skey()).index(mark.index()).field("read");
   }
 
   /**

@@ -29,7 +29,20 @@ public final class ReadInfoScenario implements Scenario<Mark> {
             AtomicReadInfo::new),
         new LabStrategy<>("optimistic", false,
             "read, compute the new list, $set it if the version is unchanged; retry with backoff",
-            OptimisticReadInfo::new)));
+            OptimisticReadInfo::new),
+        new LabStrategy<>("local-lock", false,
+            "in-process lock per document, find, change, replaceOne (the seed's fix; one"
+                + " process only)",
+            LockReadInfo::local),
+        new LabStrategy<>("mongo-lock", false,
+            "MongoDB lease lock per document, fenced claim and replaceOne",
+            LockReadInfo::mongo),
+        new LabStrategy<>("redis-lock", false,
+            "Redis lease lock per document, fenced claim and replaceOne",
+            LockReadInfo::redis, true),
+        new LabStrategy<>("adaptive", false,
+            "optimistic; a document whose conflicts pass 10% queues on an in-process lock",
+            LockReadInfo::adaptive)));
   }
 
   @Override

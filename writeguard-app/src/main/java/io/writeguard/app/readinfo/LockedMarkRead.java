@@ -1,0 +1,222 @@
+package io.writeguard.app.readinfo;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.exists;
+
+import com.mongodb.client.MongoCollection;
+import io.writeguard.Ticker;
+import io.writeguard.lock.FencedWriter;
+import io.writeguard.lock.FencedWriter.Outcome;
+import io.writeguard.lock.Fencing;
+import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.LockService;
+import io.writeguard.lock.StaleLockException;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.update.RetriesExhaustedException;
+import io.writeguard.version.VersionPolicy;
+import java.time.Duration;
+import java.util.OptionalLong;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * The seed's fix: lock the document, find it, add the user in Java, {@code replaceOne} the
+ * whole document, release. {@code local-lock} locks in this process only; {@code mongo-lock}
+ * and {@code redis-lock} take a lease lock every process shares and fence the read and the
+ * write with its token ({@link FencedWriter}: the read raises the document's {@code _fence}
+ * to the token, the replace is refused if a newer holder got there first).
+ *
+ * <p>Two things the seed's version lacks, both cheap:
+ *
+ * <ul>
+ *   <li>The replace is filtered on the version read and writes version + 1. Under the lock no
+ *       holder can move it, so this costs nothing; but a writer that does not take the lock
+ *       (an {@code atomic} or {@code optimistic} mark during a configuration change, a script)
+ *       then makes the replace miss instead of being erased by it. A miss re-reads under the
+ *       same lock, up to the retry policy's attempts.
+ *   <li>A fenced write refused as stale (this holder's lease ran out, a newer holder wrote)
+ *       wrote nothing; the mark takes the lock again and starts over, at most
+ *       {@value #MAX_FENCED_REJECTIONS} times.
+ * </ul>
+ *
+ * <p>Lock key: {@code <collection>:<_id>}. Thread-safe: it keeps no per-call state.
+ */
+final class LockedMarkRead implements MarkReadStrategy {
+  static final String LOCAL = "local-lock";
+  static final String MONGO = "mongo-lock";
+  static final String REDIS = "redis-lock";
+  static final int MAX_FENCED_REJECTIONS = 3;
+
+  /** Reads and writes one document while its lock is held. */
+  private interface Access {
+    /** The document, or null when there is none. */
+    Document read(LockHandle lock, Object id);
+
+    Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement);
+  }
+
+  private final String name;
+  private final MongoCollection<Document> collection;
+  private final String collectionName;
+  private final LockService locks;
+  private final Access access;
+  private final WriteGuardListener listener;
+  private final OperationScope scope;
+  private final Ticker ticker;
+  private final Duration lockWait;
+  private final int maxAttempts;
+  private final Runnable betweenReadAndWrite;
+  private final VersionPolicy versions = VersionPolicy.defaults();
+
+  private LockedMarkRead(String name, MarkReadDeps deps, LockService locks, boolean fenced) {
+    this.name = name;
+    this.collection = deps.collection();
+    this.collectionName = Marks.collectionName(collection);
+    this.locks = locks;
+    this.listener = deps.listener();
+    this.scope = new OperationScope(collectionName, name);
+    this.ticker = deps.ticker();
+    this.lockWait = deps.lockWait();
+    this.maxAttempts = deps.retryPolicy().maxAttempts();
+    this.betweenReadAndWrite = deps.betweenReadAndWrite();
+    this.access = fenced ? fencedAccess(deps) : plainAccess();
+  }
+
+  /** {@code local-lock}: in-process lock, plain find and replace. */
+  static LockedMarkRead local(MarkReadDeps deps) {
+    return new LockedMarkRead(LOCAL, deps, deps.localLocks(), false);
+  }
+
+  /** A lease lock shared by processes ({@code mongo-lock}, {@code redis-lock}), fenced. */
+  static LockedMarkRead fenced(String name, MarkReadDeps deps, LockService locks) {
+    return new LockedMarkRead(name, deps, locks, true);
+  }
+
+  @Override
+  public MarkResult mark(ReadItem item, String userId) {
+    Marks.checkUser(userId);
+    Object id = item.docId();
+    String key = collectionName + ":" + id;
+    long start = ticker.nanoTime();
+    int attempts = 0;
+    int fencedRejections = 0;
+    while (true) {
+      try (LockHandle lock = locks.acquire(key, lockWait)) {
+        while (true) {
+          attempts++;
+          listener.onAttempt(scope, id, attempts);
+          Document doc = access.read(lock, id);
+          if (doc == null) {
+            throw failed(new NoSuchDocumentException(collectionName, item));
+          }
+          betweenReadAndWrite.run();
+          OptionalLong read = versions.versionOf(id, doc);
+          boolean added;
+          try {
+            added = ReadLists.add(doc, item, userId, collectionName);
+          } catch (MarkReadException e) {
+            throw failed(e);
+          }
+          if (!added) {
+            return success(item, start, false, read.orElse(VersionPolicy.INITIAL_VERSION),
+                attempts, fencedRejections);
+          }
+          long next = read.isPresent() ? read.getAsLong() + 1 : 1;
+          doc.put(versions.field(), next);
+          Bson versionFilter = read.isPresent()
+              ? eq(versions.field(), read.getAsLong())
+              : exists(versions.field(), false);
+          switch (access.replace(lock, id, versionFilter, doc)) {
+            case APPLIED:
+              return success(item, start, true, next, attempts, fencedRejections);
+            case NOT_FOUND:
+              throw failed(new NoSuchDocumentException(collectionName, item));
+            default:
+              // A writer that bypasses the lock moved the version: read again, still locked.
+              listener.onConflict(scope, id, attempts);
+              if (attempts >= maxAttempts) {
+                Duration elapsed = elapsed(start);
+                listener.onExhausted(scope, id, attempts, elapsed);
+                throw new RetriesExhaustedException(collectionName, id, attempts, elapsed,
+                    RetriesExhaustedException.Budget.ATTEMPTS, read, null);
+              }
+              listener.onRetry(scope, id, attempts, Duration.ZERO);
+          }
+        }
+      } catch (StaleLockException e) {
+        // Our lease ran out and a newer holder wrote the document; we wrote nothing.
+        fencedRejections++;
+        if (fencedRejections >= MAX_FENCED_REJECTIONS) {
+          listener.onFailure(scope, id, e);
+          throw e;
+        }
+        listener.onRetry(scope, id, attempts, Duration.ZERO);
+      }
+    }
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  private MarkResult success(ReadItem item, long start, boolean added, long version,
+      int attempts, int fencedRejections) {
+    listener.onSuccess(scope, item.docId(), attempts, elapsed(start));
+    return new MarkResult(name, added, OptionalLong.of(version), attempts, fencedRejections);
+  }
+
+  private MarkReadException failed(MarkReadException e) {
+    listener.onFailure(scope, e.item().docId(), e);
+    return e;
+  }
+
+  private Duration elapsed(long start) {
+    return Duration.ofNanos(ticker.nanoTime() - start);
+  }
+
+  private Access plainAccess() {
+    return new Access() {
+      @Override
+      public Document read(LockHandle lock, Object id) {
+        return collection.find(eq("_id", id)).first();
+      }
+
+      @Override
+      public Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement) {
+        if (collection.replaceOne(and(eq("_id", id), versionFilter), replacement)
+            .getMatchedCount() == 1) {
+          return Outcome.APPLIED;
+        }
+        return collection.countDocuments(eq("_id", id)) == 0
+            ? Outcome.NOT_FOUND : Outcome.FILTER_NOT_MATCHED;
+      }
+    };
+  }
+
+  private Access fencedAccess(MarkReadDeps deps) {
+    // Each backend counts its own tokens, so each fences its own field: a Redis token and a
+    // MongoDB token are not comparable, and one shared field would make the backend with the
+    // lower counter look stale forever once the other had written (mixing ?strategy= in serve).
+    // Marks made under different backends still cannot erase each other: the replace is
+    // filtered on the version read.
+    FencedWriter writer = FencedWriter.builder(collection)
+        .fenceField(name.equals(REDIS) ? Fencing.FIELD + "_redis" : Fencing.FIELD)
+        .listener(deps.listener())
+        .strategy(name)
+        .build();
+    return new Access() {
+      @Override
+      public Document read(LockHandle lock, Object id) {
+        return writer.claim(lock, id).orElse(null);
+      }
+
+      @Override
+      public Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement) {
+        return writer.replaceOne(lock, id, versionFilter, replacement);
+      }
+    };
+  }
+}
