@@ -1,5 +1,6 @@
 package io.writeguard.lock;
 
+import io.writeguard.internal.LockArguments;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** A lock held from a {@link LocalLockService}. Never lost: no lease. Thread-safe. */

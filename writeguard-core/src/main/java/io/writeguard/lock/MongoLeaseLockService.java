@@ -9,6 +9,7 @@ import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.Objects;

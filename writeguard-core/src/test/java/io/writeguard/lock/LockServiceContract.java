@@ -86,6 +86,26 @@ public abstract class LockServiceContract {
   }
 
   @Test
+  void everyBackendRejectsBlankAndOverlongKeysWithTheSameMessage() {
+    LockService locks = service();
+    for (String blank : new String[] {null, "", " ", "\t\n"}) {
+      assertThatThrownBy(() -> locks.acquire(blank, Duration.ofSeconds(1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("key must not be blank, was ");
+      assertThatThrownBy(() -> locks.tryAcquire(blank))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("key must not be blank, was ");
+    }
+    String huge = "k".repeat(5000);
+    assertThatThrownBy(() -> locks.acquire(huge, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("key is 5000 chars, more than maxKeyLength ");
+    assertThatThrownBy(() -> locks.tryAcquire(huge))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("key is 5000 chars, more than maxKeyLength ");
+  }
+
+  @Test
   void mutualExclusionKeepsAnExactTotalUnderConcurrentReadChangeWrite() throws Exception {
     LockService locks = service();
     String key = freshKey();
