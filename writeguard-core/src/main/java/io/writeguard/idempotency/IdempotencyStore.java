@@ -336,10 +336,7 @@ public final class IdempotencyStore {
     }
 
     public IdempotencyStore build() {
-      if (maxPoll.compareTo(minPoll) < 0) {
-        throw new IllegalArgumentException(
-            "maxPoll must be >= minPoll (" + minPoll + "), was " + maxPoll);
-      }
+      Checks.notBelow("maxPoll", maxPoll, "minPoll", minPoll);
       return new IdempotencyStore(this);
     }
   }

@@ -308,10 +308,7 @@ public final class TransactionRunner {
     }
 
     public TransactionRunner build() {
-      if (maxBackoff.compareTo(initialBackoff) < 0) {
-        throw new IllegalArgumentException("maxBackoff must be >= initialBackoff ("
-            + initialBackoff + "), was " + maxBackoff);
-      }
+      Checks.notBelow("maxBackoff", maxBackoff, "initialBackoff", initialBackoff);
       TransactionOptions effective = options;
       if (effective.getMaxCommitTime(TimeUnit.MILLISECONDS) == null) {
         // A commit the server keeps working on past our deadline would outlive the caller.

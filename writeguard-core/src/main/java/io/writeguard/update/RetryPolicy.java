@@ -134,10 +134,7 @@ public final class RetryPolicy {
       Checks.notNegative("baseBackoff", base);
       Checks.notNegative("maxBackoff", max);
       atMostAnHour("maxBackoff", max);
-      if (max.compareTo(base) < 0) {
-        throw new IllegalArgumentException(
-            "maxBackoff must be >= baseBackoff (" + base + "), was " + max);
-      }
+      Checks.notBelow("maxBackoff", max, "baseBackoff", base);
       this.baseBackoff = base;
       this.maxBackoff = max;
       return this;
