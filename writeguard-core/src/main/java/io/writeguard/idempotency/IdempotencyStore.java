@@ -13,6 +13,7 @@ import com.mongodb.client.model.Updates;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
 import java.time.Duration;
 import java.util.List;
@@ -79,8 +80,7 @@ public final class IdempotencyStore {
   private final MongoCollection<BsonDocument> raw;
   private final Duration lease;
   private final Duration waitTimeout;
-  private final Duration minPoll;
-  private final Duration maxPoll;
+  private final Backoff pollBackoff;
   private final Ticker ticker;
   private final Sleeper sleeper;
 
@@ -89,8 +89,7 @@ public final class IdempotencyStore {
     this.raw = b.collection.withDocumentClass(BsonDocument.class);
     this.lease = b.lease;
     this.waitTimeout = b.waitTimeout;
-    this.minPoll = b.minPoll;
-    this.maxPoll = b.maxPoll;
+    this.pollBackoff = Backoff.exponential(b.minPoll, b.maxPoll);
     this.ticker = b.ticker;
     this.sleeper = b.sleeper;
   }
@@ -255,8 +254,7 @@ public final class IdempotencyStore {
   }
 
   private Duration poll(int checks) {
-    long nanos = minPoll.toNanos() << Math.min(checks - 1, 20);
-    return nanos <= 0 || nanos > maxPoll.toNanos() ? maxPoll : Duration.ofNanos(nanos);
+    return pollBackoff.ceiling(checks);
   }
 
   private void sleep(Duration duration, String key) {
@@ -338,10 +336,7 @@ public final class IdempotencyStore {
     }
 
     public IdempotencyStore build() {
-      if (maxPoll.compareTo(minPoll) < 0) {
-        throw new IllegalArgumentException(
-            "maxPoll must be >= minPoll (" + minPoll + "), was " + maxPoll);
-      }
+      Checks.notBelow("maxPoll", maxPoll, "minPoll", minPoll);
       return new IdempotencyStore(this);
     }
   }

@@ -1,5 +1,6 @@
 package io.writeguard.lock;
 
+import io.writeguard.internal.LockArguments;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**

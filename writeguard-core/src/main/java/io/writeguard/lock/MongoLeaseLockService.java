@@ -7,7 +7,9 @@ import com.mongodb.client.MongoDatabase;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.Objects;
@@ -16,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
@@ -92,7 +95,7 @@ public final class MongoLeaseLockService implements LockService {
   private final int handoffBatch;
   private final int maxKeyLength;
   private final long staleAfterMs;
-  private final LeaseBackoff backoff;
+  private final Backoff backoff;
   private final Ticker ticker;
   private final Sleeper sleeper;
   private final WriteGuardListener listener;
@@ -108,7 +111,7 @@ public final class MongoLeaseLockService implements LockService {
     this.handoffBatch = b.handoffBatch;
     this.maxKeyLength = b.maxKeyLength;
     this.staleAfterMs = b.staleAfter.toMillis();
-    this.backoff = new LeaseBackoff(b.minBackoff.toNanos(), b.maxBackoff.toNanos());
+    this.backoff = Backoff.exponential(b.minBackoff, b.maxBackoff);
     this.ticker = b.ticker;
     this.sleeper = b.sleeper;
     this.listener = WriteGuardListener.safe(b.listener);
@@ -276,7 +279,8 @@ public final class MongoLeaseLockService implements LockService {
         listener.onLockWait(BACKEND, key, elapsed(start), false);
         throw new LockTimeoutException(BACKEND, key, waitTimeout, localLocks.waiting(key) + 1);
       }
-      pause(key, backoff.delayNanos(attempt, remaining));
+      long delay = backoff.equalJitterNanos(attempt, ThreadLocalRandom.current());
+      pause(key, Math.min(delay, remaining));
     }
   }
 

@@ -23,6 +23,10 @@ class ChecksTest {
         .hasMessage("lease must be positive, was PT0S");
     assertThatThrownBy(() -> Checks.notBlank("key", " "))
         .hasMessage("key must not be blank, was ' '");
+    assertThatThrownBy(() -> Checks.notBelow("max", Duration.ofSeconds(1), "min", Duration.ofSeconds(2)))
+        .hasMessage("max must be >= min (PT2S), was PT1S");
+    assertThat(Checks.notBelow("max", Duration.ofSeconds(2), "min", Duration.ofSeconds(2)))
+        .isEqualTo(Duration.ofSeconds(2));
   }
 
   @PropertyTest

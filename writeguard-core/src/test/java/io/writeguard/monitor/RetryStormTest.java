@@ -8,18 +8,13 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
+import io.writeguard.testing.Concurrently;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.RetryPolicy;
 import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +26,6 @@ class RetryStormTest {
   private final MongoCollection<Document> docs = TestMongo.freshDatabase("Storm").getCollection("docs");
   private final ListAppender<ILoggingEvent> log = new ListAppender<>();
   private final Logger monitorLog = (Logger) LoggerFactory.getLogger(ConflictMonitor.class);
-  private final ExecutorService pool = Executors.newFixedThreadPool(16);
 
   @BeforeEach
   void captureLog() {
@@ -40,10 +34,8 @@ class RetryStormTest {
   }
 
   @AfterEach
-  void release() throws InterruptedException {
+  void release() {
     monitorLog.detachAppender(log);
-    pool.shutdownNow();
-    pool.awaitTermination(10, TimeUnit.SECONDS);
   }
 
   private ConflictMonitor monitor() {
@@ -58,22 +50,12 @@ class RetryStormTest {
         .retryPolicy(RetryPolicy.builder().maxAttempts(500).deadline(Duration.ofSeconds(60))
             .backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build())
         .build();
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      futures.add(pool.submit(() -> {
-        start.await();
-        for (int i = 0; i < perThread; i++) {
-          updater.update("hot", d -> Mutation.update(
-              Updates.set("n", d.get("n", Number.class).longValue() + 1)));
-        }
-        return null;
-      }));
-    }
-    start.countDown();
-    for (Future<?> f : futures) {
-      f.get(120, TimeUnit.SECONDS);
-    }
+    Concurrently.run(threads, Duration.ofSeconds(120), thread -> {
+      for (int i = 0; i < perThread; i++) {
+        updater.update("hot", d -> Mutation.update(
+            Updates.set("n", d.get("n", Number.class).longValue() + 1)));
+      }
+    });
     return docs.find(new Document("_id", "hot")).first().get("n", Number.class).longValue();
   }
 
