@@ -280,10 +280,11 @@ public abstract class LockServiceContract {
   @Test
   void theWatchdogKeepsALockAlivePastItsLease() throws Exception {
     assumeThat(supportsLeases()).as("in-process locks have no lease: the holder is this process").isTrue();
-    LockService locks = service(new LeaseConfig(Duration.ofMillis(400), Duration.ofMillis(100), WriteGuardListener.NOOP));
+    LockService locks = service(new LeaseConfig(Duration.ofMillis(1000), Duration.ofMillis(100), WriteGuardListener.NOOP));
     String key = freshKey();
     try (LockHandle held = locks.acquire(key, Duration.ofSeconds(5))) {
-      long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+      // two and a half leases; renewals every 100 ms leave room for a long stall under load
+      long until = System.nanoTime() + Duration.ofMillis(2500).toNanos();
       while (System.nanoTime() < until) {
         assertThat(locks.tryAcquire(key)).as("taken while the watchdog renews").isEmpty();
         Thread.sleep(50);
