@@ -1,5 +1,6 @@
 package io.writeguard.app.lab;
 
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
 import io.writeguard.monitor.OperationScope;
@@ -10,17 +11,25 @@ import org.bson.Document;
 /**
  * What a strategy gets for one run: the run's collection, the listener that counts its
  * attempts, conflicts and retries (already wrapped so it never throws), the scope to report
- * them under, and the clock to time them with.
+ * them under, the clock to time them with, and the client the collection belongs to (for
+ * strategies that need sessions, such as transactions; null when the runner was given none).
  */
 public record StrategyContext(
     MongoCollection<Document> collection,
     WriteGuardListener listener,
     OperationScope scope,
-    Ticker ticker) {
+    Ticker ticker,
+    MongoClient client) {
   public StrategyContext {
     Objects.requireNonNull(collection, "collection");
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(ticker, "ticker");
+  }
+
+  /** A context without a client, for strategies that need only the collection. */
+  public StrategyContext(MongoCollection<Document> collection, WriteGuardListener listener,
+      OperationScope scope, Ticker ticker) {
+    this(collection, listener, scope, ticker, null);
   }
 }
