@@ -26,10 +26,12 @@ import org.bson.Document;
  * dropped. Latencies go into one HdrHistogram per client, merged at the end, so clients never
  * contend on a shared recorder.
  *
- * <p>With several rounds ({@link LabSettings#rounds()}) the strategies are interleaved: round 1
- * of every strategy, then round 2, ..., so a drift in the machine's load hits all of them
- * alike; each strategy warms up once, right before its first round, and its rounds are folded
- * into one result by {@link RoundMedians}.
+ * <p>Every strategy warms up first, in plan order, before anything is measured: the driver
+ * and (by default) the server run in this JVM, so the first seconds of a run are slower for
+ * whatever runs first. With several rounds ({@link LabSettings#rounds()}) the strategies are
+ * interleaved, round 1 of every strategy, then round 2, ..., odd rounds in plan order and even
+ * rounds in reverse, so a drift in speed during the run hits all of them alike; the rounds
+ * are folded into one result by {@link RoundMedians}.
  *
  * <p>A run that cannot be measured to the end (the database stops answering, the documents
  * cannot be read back, the clients stall) ends with {@link LabAbortedException}; no result is
@@ -82,15 +84,20 @@ public final class LabRunner {
    */
   public <O> LabReport run(LabPlan<O> plan, ServerInfo server) {
     int rounds = settings.rounds();
+    int n = plan.strategies().size();
     List<List<StrategyResult>> byStrategy = new ArrayList<>();
     plan.strategies().forEach(s -> byStrategy.add(new ArrayList<>()));
+    for (LabStrategy<O> strategy : plan.strategies()) {
+      warmUp(plan.scenario(), strategy,
+          new LabStep(strategy.name(), settings.clients(), 1, rounds));
+    }
     for (int round = 1; round <= rounds; round++) {
-      for (int i = 0; i < plan.strategies().size(); i++) {
+      for (int k = 0; k < n; k++) {
+        // Odd rounds in plan order, even rounds reversed: a steady drift (the JIT warming
+        // the driver and the in-JVM server, load coming and going) favours no strategy.
+        int i = round % 2 == 1 ? k : n - 1 - k;
         LabStrategy<O> strategy = plan.strategies().get(i);
         LabStep step = new LabStep(strategy.name(), settings.clients(), round, rounds);
-        if (round == 1) {
-          warmUp(plan.scenario(), strategy, step);
-        }
         StrategyResult r = measure(plan.scenario(), strategy, step);
         byStrategy.get(i).add(r);
         progress.finished(step, r);
