@@ -28,7 +28,8 @@ public final class Main implements Runnable {
 
   /**
    * Runs the command line and returns its exit status: 0 ok, 1 a check failed (lost updates,
-   * problems left), 2 bad input or an unreachable server, 3 the lab's server went away mid-run.
+   * problems left), 2 bad input or an unreachable server, 3 the lab's server went away mid-run,
+   * 4 the lab's scenario cannot run on that server.
    */
   public static int run(String... args) {
     return commandLine().execute(args);
