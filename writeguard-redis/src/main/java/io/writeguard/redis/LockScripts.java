@@ -47,9 +47,14 @@ final class LockScripts {
         commands.scriptLoad(renew.body()).toCompletableFuture()).get();
   }
 
-  /** Token (> 0), or minus the holder's remaining lease in ms, or 0 if it has no expiry. */
-  CompletableFuture<Long> acquire(String lockKey, String counterKey, String owner, long leaseMillis) {
-    return run(acquire, new String[] {lockKey, counterKey}, owner, Long.toString(leaseMillis));
+  /**
+   * The first token of a block of {@code block} (> 0), or minus the holder's remaining lease in
+   * ms, or 0 if it has no expiry.
+   */
+  CompletableFuture<Long> acquire(String lockKey, String counterKey, String owner, long leaseMillis,
+      int block) {
+    return run(acquire, new String[] {lockKey, counterKey}, owner, Long.toString(leaseMillis),
+        Integer.toString(block));
   }
 
   /** 1 when released, 0 when the key no longer holds {@code value}. */

@@ -21,7 +21,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -33,10 +35,12 @@ import java.util.concurrent.TimeoutException;
  * <ol>
  *   <li>Callers in this process queue per key (FIFO, in a {@link LocalLockService}); only the
  *       one whose turn it is talks to Redis, so many local waiters make one Redis waiter.
- *   <li>The head runs {@code acquire.lua}: if {@code <prefix><key>} is absent it increments the
- *       token counter {@code <prefix>} (the bare prefix: no lock key is empty, so it never
- *       collides; created at the server's clock in microseconds) and sets the key to {@code "<owner>:<token>"} with {@code PX lease}, returning
- *       the token. One round trip. If the key is held it returns the holder's remaining lease.
+ *   <li>The head runs {@code acquire.lua}: if {@code <prefix><key>} is absent it raises the
+ *       token counter {@code <prefix>} by {@code handoffBatch} (the bare prefix: no lock key is
+ *       empty, so it never collides; created at the server's clock in microseconds) and sets the
+ *       key to {@code "<owner>:<first>"} with {@code PX lease}, returning {@code first}, the
+ *       first token of the block. One round trip. If the key is held it returns the holder's
+ *       remaining lease.
  *   <li>A busy head subscribes to the key's release channel ({@code <prefix><key>} as a pub/sub
  *       channel), tries once more (a release may have come before the subscription), then
  *       sleeps until a release message, the holder's remaining lease, the fallback re-check
@@ -46,6 +50,11 @@ import java.util.concurrent.TimeoutException;
  *       {@code renew.lua} (compare value, PEXPIRE). A failed renewal marks the handle lost.
  *   <li>{@code release.lua} deletes the key only if it still holds this holder's value, then
  *       publishes on the key's channel. One round trip, not waited for by {@code close()}.
+ *   <li><b>Hand-off</b> (with {@code handoffBatch > 1}): a holder that releases while other
+ *       callers of this process are queued for the key keeps the Redis lease and the next caller
+ *       gets the next token of the block, without a round trip, up to {@code handoffBatch}
+ *       holders or {@code handoffSlice}, and only while at least half the lease is left. Then
+ *       the lease is released at Redis, so other processes get their turn.
  * </ol>
  *
  * <p>Fencing tokens come from {@code INCR} on one counter for all keys. A missing counter (first
@@ -72,12 +81,15 @@ public final class RedisLockService implements LockService {
   private final LocalLockService localTurns;
   private final ScheduledThreadPoolExecutor scheduler;
   private final WriteGuardListener listener;
+  /** Leases kept for the next local holder of their key (at most one per key). */
+  private final ConcurrentHashMap<String, RedisLease> leases = new ConcurrentHashMap<>();
+  private volatile boolean closed;
 
   /** The validated configuration, immutable. */
   private record Settings(
       String keyPrefix, Duration lease, Duration renewInterval, String owner,
       WriteGuardListener listener, Ticker ticker, Duration fallbackRecheck, int maxKeyLength,
-      Duration commandTimeout) {}
+      Duration commandTimeout, int handoffBatch, Duration handoffSlice) {}
 
   private RedisLockService(Settings settings, RedisClient client, boolean ownsClient) {
     this.settings = settings;
@@ -128,11 +140,18 @@ public final class RedisLockService implements LockService {
     try {
       turn = localTurns.acquire(key, waitTimeout);
     } catch (LockTimeoutException e) {
+      afterLeavingQueue(key);
       listener.onLockWait(BACKEND, key, elapsed(start), false);
       throw new LockTimeoutException(BACKEND, key, waitTimeout, e.waiters());
+    } catch (WriteGuardInterruptedException e) {
+      afterLeavingQueue(key);
+      throw e;
     }
     try {
-      RedisLockHandle handle = acquireAtRedis(key, turn, deadline, waitTimeout, start);
+      RedisLockHandle handle = keptLease(key, turn);
+      if (handle == null) {
+        handle = acquireAtRedis(key, turn, deadline, waitTimeout, start);
+      }
       listener.onLockWait(BACKEND, key, elapsed(start), true);
       return handle;
     } catch (RuntimeException | Error e) {
@@ -150,10 +169,14 @@ public final class RedisLockService implements LockService {
     }
     LockHandle turn = localTurn.get();
     try {
+      RedisLockHandle kept = keptLease(key, turn);
+      if (kept != null) {
+        return Optional.of(kept);
+      }
       long sentAt = settings.ticker().nanoTime();
       long result = attempt(key, 1, sentAt);
       if (result > 0) {
-        return Optional.of(started(new RedisLockHandle(this, key, result, turn, sentAt)));
+        return Optional.of(newLease(key, result, turn, sentAt));
       }
       turn.close();
       return Optional.empty();
@@ -174,6 +197,10 @@ public final class RedisLockService implements LockService {
    */
   @Override
   public void close() {
+    closed = true;
+    for (String key : leases.keySet()) {
+      releaseParked(key);
+    }
     scheduler.shutdownNow();
     try {
       // Redis answers in order: once this PING is answered, every release sent before it ran.
@@ -202,7 +229,7 @@ public final class RedisLockService implements LockService {
         long sentAt = settings.ticker().nanoTime();
         long result = attempt(key, attempt, start);
         if (result > 0) {
-          return started(new RedisLockHandle(this, key, result, turn, sentAt));
+          return newLease(key, result, turn, sentAt);
         }
         if (wake == null) {
           // Subscribe, then try again at once: a release before the subscription sends no wake-up.
@@ -228,8 +255,8 @@ public final class RedisLockService implements LockService {
 
   /** Runs acquire.lua once and waits for its answer; a lock taken after we gave up is released. */
   private long attempt(String key, int attempt, long start) {
-    CompletableFuture<Long> reply = scripts.acquire(
-        lockKey(key), settings.keyPrefix(), settings.owner(), settings.lease().toMillis());
+    CompletableFuture<Long> reply = scripts.acquire(lockKey(key), settings.keyPrefix(),
+        settings.owner(), settings.lease().toMillis(), settings.handoffBatch());
     try {
       return reply.get(settings.commandTimeout().toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
@@ -253,9 +280,108 @@ public final class RedisLockService implements LockService {
     });
   }
 
-  private RedisLockHandle started(RedisLockHandle handle) {
-    handle.start();
+  /** A lease just taken at Redis, starting at token {@code first}: its first holder. */
+  private RedisLockHandle newLease(String key, long first, LockHandle turn, long sentAt) {
+    RedisLease lease = new RedisLease(this, key, first, settings.handoffBatch(), sentAt);
+    leases.put(key, lease);
+    lease.start();
+    return handOut(lease, turn);
+  }
+
+  private RedisLockHandle handOut(RedisLease lease, LockHandle turn) {
+    RedisLockHandle handle = new RedisLockHandle(this, lease, lease.nextToken(), turn,
+        settings.ticker().nanoTime());
+    lease.current = handle;
     return handle;
+  }
+
+  /**
+   * The next token of the lease the previous local holder kept for us, or null (then the
+   * caller goes to Redis; a kept lease that can no longer be used is released first, and the
+   * acquire goes out behind that release on the same connection). Only the holder of the key's
+   * local turn calls this.
+   */
+  private RedisLockHandle keptLease(String key, LockHandle turn) {
+    RedisLease lease = leases.get(key);
+    if (lease == null) {
+      return null;
+    }
+    if (lease.usable() && lease.hasTokens()
+        && lease.leaseLeftNanos() >= settings.lease().toNanos() / 2) {
+      return handOut(lease, turn);
+    }
+    leases.remove(key, lease);
+    lease.end();
+    return null;
+  }
+
+  // ---- releasing ----
+
+  /** Called once per handle, by {@link RedisLockHandle#close()}. */
+  void release(RedisLockHandle handle) {
+    RedisLease lease = handle.lease;
+    String key = lease.key;
+    boolean kept = false;
+    if (handle.holdsLocal()) {
+      if (lease.current == handle) {
+        lease.current = null;
+      }
+      kept = lease.usable() && lease.hasTokens()
+          && settings.ticker().nanoTime() - lease.startNanos < settings.handoffSlice().toNanos()
+          && lease.leaseLeftNanos() >= settings.lease().toNanos() / 2
+          && localTurns.waiting(key) > 0;
+      if (!kept) {
+        leases.remove(key, lease);
+        lease.end(); // sent before the local turn passes on, so the next acquire queues behind it
+      }
+      handle.releaseLocal();
+    } else {
+      lease.end(); // lost earlier: free the key if it is still ours (the script compares)
+    }
+    if (kept && localTurns.waiting(key) == 0) {
+      // Guard against the race with a waiter that timed out after we decided to keep the lease.
+      releaseParkedLater(key);
+    }
+    listener.onLockReleased(BACKEND, key, handle.token(),
+        Duration.ofNanos(settings.ticker().nanoTime() - handle.acquiredAt()));
+  }
+
+  /** If nobody holds the key's local turn, releases a lease kept for a waiter who left. */
+  private void releaseParked(String key) {
+    if (!leases.containsKey(key)) {
+      return;
+    }
+    Optional<LockHandle> turn = localTurns.tryAcquire(key);
+    if (turn.isEmpty()) {
+      return; // the holder decides what happens to the lease
+    }
+    try {
+      RedisLease lease = leases.get(key);
+      if (lease != null && lease.current == null) {
+        leases.remove(key, lease);
+        lease.end();
+      }
+    } finally {
+      turn.get().close();
+    }
+  }
+
+  /** {@link #releaseParked} on the scheduler thread. */
+  void releaseParkedLater(String key) {
+    if (closed) {
+      return;
+    }
+    try {
+      scheduler.execute(() -> releaseParked(key));
+    } catch (RejectedExecutionException e) {
+      // Closed meanwhile: close() released the parked leases.
+    }
+  }
+
+  private void afterLeavingQueue(String key) {
+    if (leases.containsKey(key)) {
+      releaseParkedLater(key);
+    }
   }
 
   private LockTimeoutException timedOut(String key, Duration waitTimeout, long start) {
@@ -321,6 +447,11 @@ public final class RedisLockService implements LockService {
     return scheduler;
   }
 
+  /** Callers of this process queued for {@code key} (the holder not counted); for tests. */
+  int localWaiters(String key) {
+    return localTurns.waiting(key);
+  }
+
   /** Release channels this process is subscribed to now. */
   int subscriptions() {
     return waker.subscriptions();
@@ -343,6 +474,8 @@ public final class RedisLockService implements LockService {
     private Duration fallbackRecheck = Duration.ofSeconds(1);
     private int maxKeyLength = 1024;
     private Duration commandTimeout = Duration.ofSeconds(5);
+    private int handoffBatch = 1;
+    private Duration handoffSlice = Duration.ofMillis(200);
 
     private Builder() {}
 
@@ -422,6 +555,24 @@ public final class RedisLockService implements LockService {
     }
 
     /**
+     * How many holders of this process may share one Redis lease, passing it on without a round
+     * trip while others of this process wait for the key (each still gets its own, higher
+     * fencing token: an acquire reserves a block of this many). Default 1: every holder takes
+     * the lock at Redis. 32 makes 64 threads contending for one key nearly as fast as an
+     * in-process lock; other processes wait at most {@code handoffSlice} longer.
+     */
+    public Builder handoffBatch(int handoffBatch) {
+      this.handoffBatch = handoffBatch;
+      return this;
+    }
+
+    /** The longest one lease is passed on between local holders before it is released. Default 200 ms. */
+    public Builder handoffSlice(Duration handoffSlice) {
+      this.handoffSlice = handoffSlice;
+      return this;
+    }
+
+    /**
      * Validates, connects and loads the scripts.
      *
      * @throws IllegalArgumentException naming the bad setting and value
@@ -450,8 +601,10 @@ public final class RedisLockService implements LockService {
       Checks.positive("fallbackRecheck", fallbackRecheck);
       Checks.atLeast("maxKeyLength", maxKeyLength, 1);
       Checks.positive("commandTimeout", commandTimeout);
+      Checks.atLeast("handoffBatch", handoffBatch, 1);
+      Checks.positive("handoffSlice", handoffSlice);
       Settings settings = new Settings(keyPrefix, lease, renew, ownerId, listener, ticker,
-          fallbackRecheck, maxKeyLength, commandTimeout);
+          fallbackRecheck, maxKeyLength, commandTimeout, handoffBatch, handoffSlice);
       if (client != null) {
         return new RedisLockService(settings, client, false);
       }

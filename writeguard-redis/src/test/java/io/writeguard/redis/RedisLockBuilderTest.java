@@ -53,5 +53,9 @@ class RedisLockBuilderTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fallbackRecheck must be positive");
     assertThatThrownBy(() -> valid().commandTimeout(Duration.ofMillis(-1)).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("commandTimeout must be positive");
+    assertThatThrownBy(() -> valid().handoffBatch(0).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handoffBatch must be >= 1, was 0");
+    assertThatThrownBy(() -> valid().handoffSlice(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handoffSlice must be positive");
   }
 }

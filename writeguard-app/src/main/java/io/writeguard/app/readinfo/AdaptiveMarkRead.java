@@ -20,7 +20,7 @@ final class AdaptiveMarkRead {
           .lockWait(deps.lockWait())
           .ticker(deps.ticker())
           .build();
-      return adaptive::update;
+      return adaptive::updateOne;
     });
   }
 }
