@@ -67,19 +67,12 @@ class AdaptiveUpdaterTest {
     docs.insertOne(new Document("_id", "hot1").append("version", 0L).append("n", 0L));
     AdaptiveUpdater updater = adaptive(LocalLockService.create());
     java.util.Set<Route> routes = ConcurrentHashMap.newKeySet();
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < 16; t++) {
-      futures.add(pool.submit(() -> {
-        for (int i = 0; i < 30; i++) {
-          assertThat(updater.updateOne("hot1", AdaptiveUpdaterTest::increment).document()).isEmpty();
-          routes.add(updater.routeOf("hot1"));
-        }
-        return null;
-      }));
-    }
-    for (Future<?> f : futures) {
-      f.get(120, TimeUnit.SECONDS);
-    }
+    Concurrently.run(16, Duration.ofSeconds(120), thread -> {
+      for (int i = 0; i < 30; i++) {
+        assertThat(updater.updateOne("hot1", AdaptiveUpdaterTest::increment).document()).isEmpty();
+        routes.add(updater.routeOf("hot1"));
+      }
+    });
     Document hot = docs.find(new Document("_id", "hot1")).first();
     assertThat(hot.get("n", Number.class).longValue()).isEqualTo(480);
     assertThat(hot.getLong("version")).isEqualTo(480);
