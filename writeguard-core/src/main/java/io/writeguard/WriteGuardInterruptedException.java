@@ -3,6 +3,7 @@ package io.writeguard;
 /**
  * A wait (backoff, lock wait, lease renewal) was interrupted. The thread's interrupt flag has
  * been restored before this was thrown, so code further up still sees the interrupt.
+ * Immutable and thread-safe.
  */
 public class WriteGuardInterruptedException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

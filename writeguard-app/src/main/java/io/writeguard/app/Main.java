@@ -2,6 +2,7 @@ package io.writeguard.app;
 
 import io.writeguard.app.cli.UsageException;
 import io.writeguard.app.lab.LabCommand;
+import io.writeguard.app.serve.ServeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -16,6 +17,8 @@ import picocli.CommandLine.Command;
       AuditCommand.class,
       MongoCommand.class,
       LabCommand.class,
+      ServeCommand.class,
+      TokenCommand.class,
     })
 public final class Main implements Runnable {
 
@@ -25,7 +28,8 @@ public final class Main implements Runnable {
 
   /**
    * Runs the command line and returns its exit status: 0 ok, 1 a check failed (lost updates,
-   * problems left), 2 bad input or an unreachable server, 3 the lab's server went away mid-run.
+   * problems left), 2 bad input or an unreachable server, 3 the lab's server went away mid-run,
+   * 4 the lab's scenario cannot run on that server.
    */
   public static int run(String... args) {
     return commandLine().execute(args);

@@ -109,10 +109,7 @@ public final class AdaptivePolicy {
     public Builder lockedTime(Duration min, Duration max) {
       this.minLockedTime = Checks.positive("minLockedTime", min);
       this.maxLockedTime = Checks.positive("maxLockedTime", max);
-      if (max.compareTo(min) < 0) {
-        throw new IllegalArgumentException(
-            "maxLockedTime must be >= minLockedTime (" + min + "), was " + max);
-      }
+      Checks.notBelow("maxLockedTime", max, "minLockedTime", min);
       return this;
     }
 

@@ -39,7 +39,8 @@ public final class ContentionRouter {
       return Route.OPTIMISTIC;
     }
     synchronized (state) {
-      if (state.route == Route.LOCKED && ticker.nanoTime() >= state.lockedUntil) {
+      // nanoTime values are compared by difference only: they may wrap past Long.MAX_VALUE.
+      if (state.route == Route.LOCKED && ticker.nanoTime() - state.lockedUntil >= 0) {
         double contention = state.lockedOps == 0 ? 0.0 : (double) state.contendedOps / state.lockedOps;
         if (contention < policy.calmContention()) {
           state.route = Route.OPTIMISTIC;
@@ -87,8 +88,8 @@ public final class ContentionRouter {
   }
 
   /**
-   * Marks the start of a locked update and returns a token to pass to {@link #lockedDone};
-   * counts whether another update of the key was already in flight (contention).
+   * Marks the start of a locked update; call {@link #lockedDone} when it ends. Counts whether
+   * another update of the key was already in flight (contention).
    */
   public void lockedStarted(String key) {
     KeyState state = keys.computeIfAbsent(key, k -> new KeyState(policy, ticker));

@@ -4,7 +4,7 @@ import io.writeguard.WriteGuardException;
 
 /**
  * A combining decrement kept losing races with other decrements on the same shards and ran
- * out of attempts. Nothing was written; the caller may retry later.
+ * out of attempts. Nothing was written; the caller may retry later. Immutable and thread-safe.
  */
 public class CounterContentionException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

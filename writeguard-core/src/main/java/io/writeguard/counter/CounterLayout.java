@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** Where a {@link ShardedCounter} keeps its shards. */
+/** Where a {@link ShardedCounter} keeps its shards. Immutable and thread-safe (an enum). */
 public enum CounterLayout {
   /**
    * Shards are fields of one document ({@code balance_shard_0..N-1}, the seed's layout). Every

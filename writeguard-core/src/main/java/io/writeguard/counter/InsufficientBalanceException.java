@@ -4,7 +4,7 @@ import io.writeguard.WriteGuardException;
 
 /**
  * A decrement asked for more than the counter holds. Nothing was written: the counter's
- * total is what it would have been without the call.
+ * total is what it would have been without the call. Immutable and thread-safe.
  */
 public class InsufficientBalanceException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

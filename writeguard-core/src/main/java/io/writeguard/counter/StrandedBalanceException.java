@@ -6,7 +6,7 @@ import java.util.Map;
 /**
  * A combining decrement failed after draining some shards, and giving the drained amounts
  * back failed too (the server went away). The counter is short by the named amounts until they
- * are added back by hand; it is never negative.
+ * are added back by hand; it is never negative. Immutable and thread-safe.
  */
 public class StrandedBalanceException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

@@ -6,6 +6,7 @@ import java.time.Duration;
 /**
  * Another caller holds the claim on the key and did not finish within the wait. This call ran
  * nothing and wrote nothing; retry later (the claim's lease bounds how long it can last).
+ * Immutable and thread-safe.
  */
 public class IdempotencyInProgressException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

@@ -13,6 +13,7 @@ import com.mongodb.client.model.Updates;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
 import java.time.Duration;
 import java.util.List;
@@ -79,8 +80,7 @@ public final class IdempotencyStore {
   private final MongoCollection<BsonDocument> raw;
   private final Duration lease;
   private final Duration waitTimeout;
-  private final Duration minPoll;
-  private final Duration maxPoll;
+  private final Backoff pollBackoff;
   private final Ticker ticker;
   private final Sleeper sleeper;
 
@@ -89,8 +89,7 @@ public final class IdempotencyStore {
     this.raw = b.collection.withDocumentClass(BsonDocument.class);
     this.lease = b.lease;
     this.waitTimeout = b.waitTimeout;
-    this.minPoll = b.minPoll;
-    this.maxPoll = b.maxPoll;
+    this.pollBackoff = Backoff.exponential(b.minPoll, b.maxPoll);
     this.ticker = b.ticker;
     this.sleeper = b.sleeper;
   }
@@ -220,8 +219,10 @@ public final class IdempotencyStore {
     MongoException last = null;
     for (int attempt = 1; attempt <= STORE_TRIES; attempt++) {
       try {
+        // Filtered on our token only, not on "pending": if an earlier try was applied but its
+        // reply was lost, this one matches our own "done" record and rewrites the same outcome.
         long matched = collection.updateOne(
-            and(eq("_id", key), eq("owner", token), eq("state", PENDING)),
+            and(eq("_id", key), eq("owner", token)),
             Updates.combine(
                 Updates.set("state", DONE),
                 Updates.set("outcome", value),
@@ -253,8 +254,7 @@ public final class IdempotencyStore {
   }
 
   private Duration poll(int checks) {
-    long nanos = minPoll.toNanos() << Math.min(checks - 1, 20);
-    return nanos <= 0 || nanos > maxPoll.toNanos() ? maxPoll : Duration.ofNanos(nanos);
+    return pollBackoff.ceiling(checks);
   }
 
   private void sleep(Duration duration, String key) {
@@ -336,10 +336,7 @@ public final class IdempotencyStore {
     }
 
     public IdempotencyStore build() {
-      if (maxPoll.compareTo(minPoll) < 0) {
-        throw new IllegalArgumentException(
-            "maxPoll must be >= minPoll (" + minPoll + "), was " + maxPoll);
-      }
+      Checks.notBelow("maxPoll", maxPoll, "minPoll", minPoll);
       return new IdempotencyStore(this);
     }
   }

@@ -1,6 +1,6 @@
 package io.writeguard.idempotency;
 
-/** What {@link OperationIdGuard#apply} did. */
+/** What {@link OperationIdGuard#apply} did. Immutable and thread-safe (an enum). */
 public enum OpResult {
   /** The update was applied now. */
   APPLIED,

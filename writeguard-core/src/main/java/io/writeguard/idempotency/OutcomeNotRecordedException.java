@@ -6,7 +6,7 @@ import io.writeguard.WriteGuardException;
  * The action ran in this call, but its outcome could not be recorded: the claim's lease ran out
  * and another caller took the key over (so the action may have run twice: make the lease
  * longer than the action), or the server failed while storing it (the claim then expires and
- * the action may run again). The cause, if any, is the storage error.
+ * the action may run again). The cause, if any, is the storage error. Immutable and thread-safe.
  */
 public class OutcomeNotRecordedException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

@@ -45,6 +45,15 @@ public final class Checks {
     return value;
   }
 
+  /** The upper end of a range: {@code value} must not be below {@code lower}, named {@code lowerName}. */
+  public static Duration notBelow(String name, Duration value, String lowerName, Duration lower) {
+    if (value.compareTo(lower) < 0) {
+      throw new IllegalArgumentException(
+          name + " must be >= " + lowerName + " (" + lower + "), was " + value);
+    }
+    return value;
+  }
+
   public static String notBlank(String name, String value) {
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException(name + " must not be blank, was " + quote(value));

@@ -29,7 +29,9 @@ import org.bson.conversions.Bson;
  *   <li>your extra filter did not match: {@link Outcome#FILTER_NOT_MATCHED}.
  * </ul>
  *
- * <p>A handle that already knows its lease is lost is refused before anything is sent. To make a
+ * <p>A handle that already knows its lease is lost is refused before anything is sent, and so is a
+ * {@link PathLockHandle} on some paths only (other paths' holders write at the same time with
+ * other tokens, so one fence per document cannot tell them from stale holders). To make a
  * read-change-write safe against a holder that lost its lease <i>before</i> you read, read with
  * {@link #claim}: it raises the fence to your token as it reads, so the old holder's write
  * arriving later is refused even if you never write.
@@ -179,6 +181,13 @@ public final class FencedWriter {
   private void checkUsable(LockHandle lock, Object id) {
     Objects.requireNonNull(lock, "lock must not be null");
     Objects.requireNonNull(id, "id must not be null");
+    if (lock instanceof PathLockHandle path && !path.isWholeDocument()) {
+      // Holders of disjoint paths hold at once, with different tokens, so one document fence
+      // would refuse whichever of them writes after the other, though neither lost its lock.
+      throw new IllegalArgumentException("a path lock cannot fence a document: " + path
+          + " may be held together with locks on other paths of the document; fence with a"
+          + " whole-document lock, or write without fencing (in-process locks never lose their lease)");
+    }
     if (lock.isReleased()) {
       throw new IllegalStateException("lock '" + lock.key() + "' (token " + lock.token()
           + ") was released; acquire it again before writing _id=" + id);

@@ -26,7 +26,9 @@ import org.bson.conversions.Bson;
  * so MongoDB itself refuses it, however late it arrives.
  *
  * <p>Tokens of one lock key are comparable only with each other: fence a document with the
- * tokens of one lock key (for example {@code "orders:" + id}), never of two services or keys.
+ * tokens of one lock key (for example {@code "orders:" + id}), never of two services or keys,
+ * and only with locks that exclude every other holder of the document: not with
+ * {@link PathLockService} locks on some of its paths, which are held side by side.
  *
  * <p>Static helpers for any collection; {@link FencedWriter} runs them and classifies misses.
  * Thread-safe (stateless).

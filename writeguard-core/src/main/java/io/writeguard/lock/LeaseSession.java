@@ -22,6 +22,12 @@ final class LeaseSession {
   final long startNanos;
   final AtomicBoolean lost = new AtomicBoolean();
   final AtomicBoolean ended = new AtomicBoolean();
+  /**
+   * Set once the loss has been announced to the listener. A handle handed out in the instant
+   * the session was lost (after the hand-out's usable check, before {@code current} was set)
+   * is not marked by {@code sessionLost}; it reads this instead.
+   */
+  volatile boolean lostAnnounced;
   /** Ticker time at which the last successful take or renewal was sent (a safe lower bound). */
   private volatile long confirmedNanos;
   /** The handle now holding the key, or null between two local holders. */

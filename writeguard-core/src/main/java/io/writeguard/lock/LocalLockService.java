@@ -3,6 +3,7 @@ package io.writeguard.lock;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -2,7 +2,10 @@ package io.writeguard.lock;
 
 import io.writeguard.WriteGuardException;
 
-/** The lock backend failed (server unreachable, command error). Not the same as "busy". */
+/**
+ * The lock backend failed (server unreachable, command error). Not the same as "busy".
+ * Immutable and thread-safe.
+ */
 public class LockBackendException extends WriteGuardException {
   private static final long serialVersionUID = 1L;
 

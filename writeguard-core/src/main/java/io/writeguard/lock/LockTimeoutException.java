@@ -3,7 +3,7 @@ package io.writeguard.lock;
 import io.writeguard.WriteGuardException;
 import java.time.Duration;
 
-/** A lock was not acquired within its wait timeout. */
+/** A lock was not acquired within its wait timeout. Immutable and thread-safe. */
 public class LockTimeoutException extends WriteGuardException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.writeguard.lock;
 
+import io.writeguard.internal.LockArguments;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -45,11 +46,19 @@ final class MongoLeaseHandle implements LockHandle {
     if (lost) {
       return true;
     }
-    if (!released.get() && service.leaseRanOut(session)) {
+    if (released.get()) {
+      return false;
+    }
+    if (session.lostAnnounced) {
+      // Guard against the race with sessionLost: handed out from the session as it was lost.
+      lost = true;
+      return true;
+    }
+    if (service.leaseRanOut(session)) {
       service.sessionLost(session, "the lease ran out without a renewal");
       return true;
     }
-    return lost;
+    return false;
   }
 
   @Override

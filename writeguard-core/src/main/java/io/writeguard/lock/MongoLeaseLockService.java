@@ -7,14 +7,18 @@ import com.mongodb.client.MongoDatabase;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
@@ -91,7 +95,7 @@ public final class MongoLeaseLockService implements LockService {
   private final int handoffBatch;
   private final int maxKeyLength;
   private final long staleAfterMs;
-  private final LeaseBackoff backoff;
+  private final Backoff backoff;
   private final Ticker ticker;
   private final Sleeper sleeper;
   private final WriteGuardListener listener;
@@ -107,7 +111,7 @@ public final class MongoLeaseLockService implements LockService {
     this.handoffBatch = b.handoffBatch;
     this.maxKeyLength = b.maxKeyLength;
     this.staleAfterMs = b.staleAfter.toMillis();
-    this.backoff = new LeaseBackoff(b.minBackoff.toNanos(), b.maxBackoff.toNanos());
+    this.backoff = Backoff.exponential(b.minBackoff, b.maxBackoff);
     this.ticker = b.ticker;
     this.sleeper = b.sleeper;
     this.listener = WriteGuardListener.safe(b.listener);
@@ -275,7 +279,8 @@ public final class MongoLeaseLockService implements LockService {
         listener.onLockWait(BACKEND, key, elapsed(start), false);
         throw new LockTimeoutException(BACKEND, key, waitTimeout, localLocks.waiting(key) + 1);
       }
-      pause(key, backoff.delayNanos(attempt, remaining));
+      long delay = backoff.equalJitterNanos(attempt, ThreadLocalRandom.current());
+      pause(key, Math.min(delay, remaining));
     }
   }
 
@@ -339,7 +344,10 @@ public final class MongoLeaseLockService implements LockService {
       }
       handle.releaseLocal();
     } else {
-      failure = endSessionReporting(session); // lost earlier: free the document if still ours
+      // Lost earlier: free the document if still ours, and forget the session, or its entry
+      // stays until the key is acquired again.
+      sessions.remove(key, session);
+      failure = endSessionReporting(session);
     }
     if (kept && localLocks.waiting(key) == 0) {
       // Guard against the race with a waiter that timed out after we decided to keep the lease.
@@ -414,11 +422,17 @@ public final class MongoLeaseLockService implements LockService {
   // ---- watchdog ----
 
   private void startTimer(LeaseSession session) {
-    if (renewNanos > 0) {
-      session.timer = scheduler.scheduleWithFixedDelay(() -> renew(session), renewNanos, renewNanos,
-          TimeUnit.NANOSECONDS);
-    } else {
-      session.timer = scheduler.schedule(() -> checkExpiry(session), leaseNanos, TimeUnit.NANOSECONDS);
+    try {
+      if (renewNanos > 0) {
+        session.timer = scheduler.scheduleWithFixedDelay(() -> renew(session), renewNanos, renewNanos,
+            TimeUnit.NANOSECONDS);
+      } else {
+        session.timer = scheduler.schedule(() -> checkExpiry(session), leaseNanos, TimeUnit.NANOSECONDS);
+      }
+    } catch (RejectedExecutionException e) {
+      // Closed while this caller was queued: as for handles held at close(), the lease is not
+      // renewed, and isLost() still reports when it runs out.
+      log.debug("mongo lock service closed; no watchdog for '{}'", LockArguments.shorten(session.key));
     }
   }
 
@@ -478,6 +492,7 @@ public final class MongoLeaseLockService implements LockService {
     log.warn("mongo lock '{}' (token {}) lost: {}", LockArguments.shorten(session.key), token, why);
     // The listener first: whoever sees isLost() can rely on the listener having heard it.
     listener.onLeaseLost(BACKEND, session.key, token);
+    session.lostAnnounced = true;
     if (holder != null) {
       holder.markLost();
       holder.releaseLocal();
@@ -505,7 +520,7 @@ public final class MongoLeaseLockService implements LockService {
     if (!closed) {
       try {
         scheduler.execute(task);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         log.debug("service closed; skipped background task", e);
       }
     }
@@ -519,6 +534,16 @@ public final class MongoLeaseLockService implements LockService {
 
   private Duration elapsed(long startNanos) {
     return Duration.ofNanos(Math.max(0, ticker.nanoTime() - startNanos));
+  }
+
+  /** Callers of this service queued for {@code key} now; for tests. */
+  int waitingLocally(String key) {
+    return localLocks.waiting(key);
+  }
+
+  /** Leases this service keeps in memory now; for tests. */
+  int sessionCount() {
+    return sessions.size();
   }
 
   /** The stored lock document of {@code key}, or null; for tests and diagnostics. */

@@ -5,6 +5,7 @@ import io.writeguard.WriteGuardException;
 /**
  * A fenced write was refused by MongoDB: the document was already written under a newer
  * fencing token, so this holder's lease must have expired. Nothing was written.
+ * Immutable and thread-safe.
  */
 public class StaleLockException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

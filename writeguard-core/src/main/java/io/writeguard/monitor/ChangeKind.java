@@ -3,6 +3,7 @@ package io.writeguard.monitor;
 /**
  * What kind of change a collection's updates make; it decides the advice a retry-storm warning
  * gives. Declared per collection on {@link ConflictMonitor.Builder#changeKind}.
+ * Immutable and thread-safe (an enum).
  */
 public enum ChangeKind {
   /** The change fits one update operator ($inc, $addToSet, $push, $set on a path). */

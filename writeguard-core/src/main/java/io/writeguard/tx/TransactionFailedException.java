@@ -6,6 +6,7 @@ import java.time.Duration;
 /**
  * A transaction failed with a MongoDB error that is not retried (no retryable label), and was
  * aborted; nothing it wrote is visible. The cause is the driver's exception.
+ * Immutable and thread-safe.
  */
 public class TransactionFailedException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

@@ -9,6 +9,7 @@ import java.time.Duration;
  * <p>After an exhausted {@code UnknownTransactionCommitResult} the outcome is truly unknown:
  * the commit may have been applied. Callers that must know should make the body idempotent
  * (an operation id in the filter, see {@link io.writeguard.idempotency.OperationIdGuard}).
+ * Immutable and thread-safe.
  */
 public class TransactionRetriesExhaustedException extends TransactionFailedException {
   private static final long serialVersionUID = 1L;

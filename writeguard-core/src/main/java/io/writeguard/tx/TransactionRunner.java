@@ -10,6 +10,7 @@ import com.mongodb.client.MongoClient;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
@@ -65,20 +66,18 @@ public final class TransactionRunner {
   private final SessionSource sessions;
   private final Duration deadline;
   private final int maxAttempts;
-  private final Duration initialBackoff;
-  private final Duration maxBackoff;
+  private final Backoff backoff;
   private final TransactionOptions options;
   private final Ticker ticker;
   private final Sleeper sleeper;
   private final WriteGuardListener listener;
 
-  private TransactionRunner(Builder b) {
+  private TransactionRunner(Builder b, TransactionOptions options) {
     this.sessions = b.sessions;
     this.deadline = b.deadline;
     this.maxAttempts = b.maxAttempts;
-    this.initialBackoff = b.initialBackoff;
-    this.maxBackoff = b.maxBackoff;
-    this.options = b.options;
+    this.backoff = Backoff.exponential(b.initialBackoff, b.maxBackoff);
+    this.options = options;
     this.ticker = b.ticker;
     this.sleeper = b.sleeper;
     this.listener = WriteGuardListener.safe(b.listener);
@@ -212,11 +211,7 @@ public final class TransactionRunner {
 
   /** Exponential backoff capped at {@code maxBackoff}, with "equal jitter" (half fixed). */
   Duration backoff(int attempt) {
-    long cap = maxBackoff.toNanos();
-    long base = initialBackoff.toNanos() << Math.min(attempt - 1, 30);
-    long exp = base <= 0 || base > cap ? cap : base;
-    long half = exp / 2;
-    return Duration.ofNanos(half + ThreadLocalRandom.current().nextLong(exp - half + 1));
+    return Duration.ofNanos(backoff.equalJitterNanos(attempt, ThreadLocalRandom.current()));
   }
 
   private TransactionFailedException failed(String what, int attempt, long start,
@@ -313,16 +308,15 @@ public final class TransactionRunner {
     }
 
     public TransactionRunner build() {
-      if (maxBackoff.compareTo(initialBackoff) < 0) {
-        throw new IllegalArgumentException("maxBackoff must be >= initialBackoff ("
-            + initialBackoff + "), was " + maxBackoff);
-      }
-      if (options.getMaxCommitTime(TimeUnit.MILLISECONDS) == null) {
+      Checks.notBelow("maxBackoff", maxBackoff, "initialBackoff", initialBackoff);
+      TransactionOptions effective = options;
+      if (effective.getMaxCommitTime(TimeUnit.MILLISECONDS) == null) {
         // A commit the server keeps working on past our deadline would outlive the caller.
-        options = TransactionOptions.merge(TransactionOptions.builder()
+        // Not stored back into the builder: a later deadline(...) must still take effect.
+        effective = TransactionOptions.merge(TransactionOptions.builder()
             .maxCommitTime(deadline.toMillis(), TimeUnit.MILLISECONDS).build(), options);
       }
-      return new TransactionRunner(this);
+      return new TransactionRunner(this, effective);
     }
   }
 }

@@ -7,6 +7,9 @@ import com.mongodb.client.ClientSession;
  * database work through {@code session} and keep other side effects out (or route them through
  * {@link io.writeguard.idempotency.IdempotencyStore}).
  *
+ * <p>Called only on the thread that called {@code run}, once per attempt, never concurrently
+ * by one run.
+ *
  * @param <T> what the body returns; returned by {@link TransactionRunner#run} after the commit
  */
 @FunctionalInterface

@@ -23,9 +23,11 @@ import com.mongodb.MongoWriteException;
  *
  * <ul>
  *   <li>Certainly not applied: the driver never sent it (no server selectable, connection not
- *       opened, pool cleared), or a server answered with a state-change error (not primary,
- *       node recovering) or labelled it {@code NoWritesPerformed}. Retryable.
+ *       opened, pool cleared), or the error is labelled {@code NoWritesPerformed}. Retryable.
  *   <li>Maybe applied: the socket broke or timed out after sending, the operation timed out,
+ *       a state-change error (not primary, node recovering: with retryable writes on, the
+ *       driver re-sends a write once and reports the second attempt's error, so "not primary"
+ *       can hide a first attempt that was applied before the connection broke),
  *       the thread was interrupted while waiting for the reply, the server applied it but the
  *       write concern failed, or any other error carrying
  *       {@code RetryableWriteError} (e.g. a router that lost its shard mid-write). Never
@@ -69,7 +71,7 @@ final class MongoErrors {
       return Kind.DOCUMENT_VALIDATION;
     }
     if (e instanceof MongoNotPrimaryException || e instanceof MongoNodeIsRecoveringException) {
-      return Kind.NOT_APPLIED_TRANSIENT;
+      return Kind.OUTCOME_UNKNOWN; // may be the driver's retry of an applied first attempt
     }
     if (neverSent(e)) {
       return Kind.NOT_APPLIED_TRANSIENT;

@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
@@ -33,6 +34,7 @@ public final class RetryPolicy {
   private final Duration deadline;
   private final Duration baseBackoff;
   private final Duration maxBackoff;
+  private final Backoff backoff;
   private final boolean retryTransientErrors;
 
   private RetryPolicy(Builder b) {
@@ -40,6 +42,7 @@ public final class RetryPolicy {
     this.deadline = b.deadline;
     this.baseBackoff = b.baseBackoff;
     this.maxBackoff = b.maxBackoff;
+    this.backoff = Backoff.exponential(b.baseBackoff, b.maxBackoff);
     this.retryTransientErrors = b.retryTransientErrors;
   }
 
@@ -84,21 +87,14 @@ public final class RetryPolicy {
   /** The upper bound of the jitter window before retry {@code retry} (counts from 1). */
   public Duration backoffCap(int retry) {
     Checks.atLeast("retry", retry, 1);
-    long base = baseBackoff.toNanos();
-    long max = maxBackoff.toNanos();
-    int shift = retry - 1;
-    // base * 2^shift, saturating at max without overflowing.
-    if (base == 0 || shift >= 62 || base > (max >> shift)) {
-      return base == 0 ? Duration.ZERO : maxBackoff;
-    }
-    return Duration.ofNanos(Math.min(max, base << shift));
+    return backoff.ceiling(retry);
   }
 
   /** A full-jitter backoff before retry {@code retry}: uniform in {@code [0, backoffCap]}. */
   public Duration backoff(int retry, RandomGenerator random) {
     Objects.requireNonNull(random, "random");
-    long cap = backoffCap(retry).toNanos();
-    return cap == 0 ? Duration.ZERO : Duration.ofNanos(random.nextLong(0, cap + 1));
+    Checks.atLeast("retry", retry, 1);
+    return Duration.ofNanos(backoff.fullJitterNanos(retry, random));
   }
 
   @Override
@@ -138,10 +134,7 @@ public final class RetryPolicy {
       Checks.notNegative("baseBackoff", base);
       Checks.notNegative("maxBackoff", max);
       atMostAnHour("maxBackoff", max);
-      if (max.compareTo(base) < 0) {
-        throw new IllegalArgumentException(
-            "maxBackoff must be >= baseBackoff (" + base + "), was " + max);
-      }
+      Checks.notBelow("maxBackoff", max, "baseBackoff", base);
       this.baseBackoff = base;
       this.maxBackoff = max;
       return this;

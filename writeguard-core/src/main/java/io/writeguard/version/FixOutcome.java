@@ -1,6 +1,9 @@
 package io.writeguard.version;
 
-/** What {@link VersionAuditor#fix(VersionFinding)} did to one document. */
+/**
+ * What {@link VersionAuditor#fix(VersionFinding)} did to one document.
+ * Immutable and thread-safe (an enum).
+ */
 public enum FixOutcome {
   /** The version still held the value read and is now the repaired int64. */
   FIXED,

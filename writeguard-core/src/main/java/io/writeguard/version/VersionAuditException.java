@@ -6,6 +6,7 @@ import io.writeguard.WriteGuardException;
  * A version audit or fix stopped because MongoDB failed (unreachable, not authorized, ...). The
  * message names the collection, how many documents were read and the cause. Every write made
  * before the failure was a complete conditional update of one document; nothing is half-done.
+ * Immutable and thread-safe.
  */
 public final class VersionAuditException extends WriteGuardException {
   private static final long serialVersionUID = 1L;

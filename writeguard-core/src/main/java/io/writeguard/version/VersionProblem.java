@@ -14,6 +14,7 @@ package io.writeguard.version;
  *
  * <p>Decimal128 is {@link #OTHER_TYPE} even when integral: nothing in WriteGuard writes it, so a
  * decimal version means someone else's code is writing the field, which a person should see.
+ * Immutable and thread-safe (an enum).
  */
 public enum VersionProblem {
   /** The field is absent. Repaired to 0. */

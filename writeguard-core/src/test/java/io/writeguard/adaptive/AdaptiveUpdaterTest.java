@@ -5,33 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
 import io.writeguard.lock.LocalLockService;
+import io.writeguard.testing.Concurrently;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.RetryPolicy;
 import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class AdaptiveUpdaterTest {
   private final MongoCollection<Document> docs = TestMongo.freshDatabase("Adaptive").getCollection("docs");
-  private final ExecutorService pool = Executors.newFixedThreadPool(16);
-
-  @AfterEach
-  void stop() throws InterruptedException {
-    pool.shutdownNow();
-    pool.awaitTermination(10, TimeUnit.SECONDS);
-  }
 
   private AdaptiveUpdater adaptive(LocalLockService locks) {
     VersionedUpdater updater = VersionedUpdater.builder(docs)
@@ -58,25 +44,16 @@ class AdaptiveUpdaterTest {
     int threads = 16;
     int perThread = 40;
     java.util.Set<Route> routes = ConcurrentHashMap.newKeySet();
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      futures.add(pool.submit(() -> {
-        start.await();
-        for (int i = 0; i < perThread; i++) {
-          updater.update("hot", AdaptiveUpdaterTest::increment);
-          routes.add(updater.routeOf("hot"));
-        }
-        return null;
-      }));
-    }
-    start.countDown();
-    for (int i = 0; i < 50; i++) {
-      updater.update("quiet", AdaptiveUpdaterTest::increment);
-    }
-    for (Future<?> f : futures) {
-      f.get(120, TimeUnit.SECONDS);
-    }
+    Concurrently.run(threads, Duration.ofSeconds(120), thread -> {
+      for (int i = 0; i < perThread; i++) {
+        updater.update("hot", AdaptiveUpdaterTest::increment);
+        routes.add(updater.routeOf("hot"));
+      }
+    }, () -> {
+      for (int i = 0; i < 50; i++) {
+        updater.update("quiet", AdaptiveUpdaterTest::increment);
+      }
+    });
     assertThat(docs.find(new Document("_id", "hot")).first().get("n", Number.class).longValue())
         .isEqualTo((long) threads * perThread);
     assertThat(docs.find(new Document("_id", "quiet")).first().get("n", Number.class).longValue())
@@ -90,19 +67,12 @@ class AdaptiveUpdaterTest {
     docs.insertOne(new Document("_id", "hot1").append("version", 0L).append("n", 0L));
     AdaptiveUpdater updater = adaptive(LocalLockService.create());
     java.util.Set<Route> routes = ConcurrentHashMap.newKeySet();
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < 16; t++) {
-      futures.add(pool.submit(() -> {
-        for (int i = 0; i < 30; i++) {
-          assertThat(updater.updateOne("hot1", AdaptiveUpdaterTest::increment).document()).isEmpty();
-          routes.add(updater.routeOf("hot1"));
-        }
-        return null;
-      }));
-    }
-    for (Future<?> f : futures) {
-      f.get(120, TimeUnit.SECONDS);
-    }
+    Concurrently.run(16, Duration.ofSeconds(120), thread -> {
+      for (int i = 0; i < 30; i++) {
+        assertThat(updater.updateOne("hot1", AdaptiveUpdaterTest::increment).document()).isEmpty();
+        routes.add(updater.routeOf("hot1"));
+      }
+    });
     Document hot = docs.find(new Document("_id", "hot1")).first();
     assertThat(hot.get("n", Number.class).longValue()).isEqualTo(480);
     assertThat(hot.getLong("version")).isEqualTo(480);
@@ -117,20 +87,13 @@ class AdaptiveUpdaterTest {
     AdaptiveUpdater a = adaptive(LocalLockService.create());
     AdaptiveUpdater b = adaptive(LocalLockService.create());
     AtomicLong acknowledged = new AtomicLong();
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < 12; t++) {
-      AdaptiveUpdater u = t % 2 == 0 ? a : b;
-      futures.add(pool.submit(() -> {
-        for (int i = 0; i < 30; i++) {
-          u.update("shared", AdaptiveUpdaterTest::increment);
-          acknowledged.incrementAndGet();
-        }
-        return null;
-      }));
-    }
-    for (Future<?> f : futures) {
-      f.get(120, TimeUnit.SECONDS);
-    }
+    Concurrently.run(12, Duration.ofSeconds(120), thread -> {
+      AdaptiveUpdater u = thread % 2 == 0 ? a : b;
+      for (int i = 0; i < 30; i++) {
+        u.update("shared", AdaptiveUpdaterTest::increment);
+        acknowledged.incrementAndGet();
+      }
+    });
     assertThat(docs.find(new Document("_id", "shared")).first().get("n", Number.class).longValue())
         .isEqualTo(acknowledged.get())
         .isEqualTo(360);

@@ -3,6 +3,7 @@ package io.writeguard.counter;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.writeguard.lock.LocalLockService;
 import io.writeguard.testing.TestMongo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,7 +60,7 @@ class CounterLayoutBenchmark {
       };
     }
     ShardedCounter counter = ShardedCounter.builder(collection).layout(config.layout())
-        .shards(config.shards()).lockService(new InProcessTestLockService()).build();
+        .shards(config.shards()).lockService(LocalLockService.create()).build();
     return new Target() {
       @Override
       public void increment(String id) {

@@ -3,6 +3,7 @@ package io.writeguard.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
+import io.writeguard.lock.LocalLockService;
 import io.writeguard.testing.TestMongo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ class ShardedCounterConcurrencyTest {
     MongoCollection<Document> collection =
         TestMongo.freshDatabase("CounterStress").getCollection("counters");
     ShardedCounter counter = ShardedCounter.builder(collection).layout(layout).shards(10)
-        .lockService(new InProcessTestLockService()).lockWaitTimeout(Duration.ofSeconds(20))
+        .lockService(LocalLockService.create()).lockWaitTimeout(Duration.ofSeconds(20))
         .build();
     AtomicLong acknowledged = new AtomicLong();
     AtomicLong combined = new AtomicLong();

@@ -12,33 +12,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class LocalLockServiceTest extends LockServiceContract {
-
-  private final ExecutorService threads = Executors.newCachedThreadPool();
+class LocalLockServiceTest extends InProcessLockContract {
 
   @Override
   protected LockService create(LeaseConfig config) {
     return LocalLockService.builder().listener(config.listener()).build();
-  }
-
-  @Override
-  protected boolean supportsLeases() {
-    return false;
-  }
-
-  @AfterEach
-  void stopThreads() throws InterruptedException {
-    threads.shutdownNow();
-    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
   }
 
   @Test

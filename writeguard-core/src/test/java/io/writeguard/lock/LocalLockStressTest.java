@@ -2,15 +2,12 @@ package io.writeguard.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.writeguard.testing.Concurrently;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,14 +27,11 @@ class LocalLockStressTest {
   private static final int KEYS = 4;
   private static final Duration RUN_FOR = Duration.ofSeconds(3);
 
-  private final ExecutorService workers = Executors.newFixedThreadPool(THREADS);
   private final ExecutorService closers = Executors.newFixedThreadPool(2);
 
   @AfterEach
   void stop() throws InterruptedException {
-    workers.shutdownNow();
     closers.shutdownNow();
-    assertThat(workers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     assertThat(closers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
   }
 
@@ -51,67 +45,57 @@ class LocalLockStressTest {
     AtomicLong timeouts = new AtomicLong();
     AtomicLongArray lastToken = new AtomicLongArray(KEYS);
     AtomicInteger tokenRegressions = new AtomicInteger();
-    CountDownLatch start = new CountDownLatch(1);
     long stopAt = System.nanoTime() + RUN_FOR.toNanos();
 
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
-      futures.add(workers.submit(() -> {
-        start.await();
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (System.nanoTime() < stopAt) {
-          int k = random.nextInt(KEYS);
-          String key = "stress-" + k;
-          Optional<LockHandle> taken;
-          int mode = random.nextInt(10);
-          if (mode < 3) {
-            try {
-              taken = Optional.of(locks.acquire(key, Duration.ofNanos(random.nextLong(5_000, 2_000_000))));
-            } catch (LockTimeoutException e) {
-              timeouts.incrementAndGet();
-              continue;
-            }
-          } else if (mode < 4) {
-            taken = locks.tryAcquire(key);
-          } else {
-            taken = Optional.of(locks.acquire(key, Duration.ofSeconds(30)));
-          }
-          if (taken.isEmpty()) {
+    Concurrently.run(THREADS, Duration.ofSeconds(60), thread -> {
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      while (System.nanoTime() < stopAt) {
+        int k = random.nextInt(KEYS);
+        String key = "stress-" + k;
+        Optional<LockHandle> taken;
+        int mode = random.nextInt(10);
+        if (mode < 3) {
+          try {
+            taken = Optional.of(locks.acquire(key, Duration.ofNanos(random.nextLong(5_000, 2_000_000))));
+          } catch (LockTimeoutException e) {
+            timeouts.incrementAndGet();
             continue;
           }
-          LockHandle handle = taken.get();
-          if (active.incrementAndGet(k) != 1) {
-            overlaps.incrementAndGet();
-          }
-          if (lastToken.get(k) >= handle.token()) {
-            tokenRegressions.incrementAndGet();
-          }
-          lastToken.set(k, handle.token());
-          long read = counters[k];
-          if (random.nextBoolean()) {
-            Thread.yield();
-          }
-          counters[k] = read + 1;
-          increments.incrementAndGet(k);
-          active.decrementAndGet(k);
-          if (random.nextInt(8) == 0) {
-            CompletableFuture.runAsync(handle::close, closers).get(30, TimeUnit.SECONDS);
-          } else {
-            handle.close();
-          }
+        } else if (mode < 4) {
+          taken = locks.tryAcquire(key);
+        } else {
+          taken = Optional.of(locks.acquire(key, Duration.ofSeconds(30)));
         }
-        return null;
-      }));
-    }
-    start.countDown();
-    for (Future<?> f : futures) {
-      f.get(60, TimeUnit.SECONDS);
-    }
+        if (taken.isEmpty()) {
+          continue;
+        }
+        LockHandle handle = taken.get();
+        if (active.incrementAndGet(k) != 1) {
+          overlaps.incrementAndGet();
+        }
+        if (lastToken.get(k) >= handle.token()) {
+          tokenRegressions.incrementAndGet();
+        }
+        lastToken.set(k, handle.token());
+        long read = counters[k];
+        if (random.nextBoolean()) {
+          Thread.yield();
+        }
+        counters[k] = read + 1;
+        increments.incrementAndGet(k);
+        active.decrementAndGet(k);
+        if (random.nextInt(8) == 0) {
+          CompletableFuture.runAsync(handle::close, closers).get(30, TimeUnit.SECONDS);
+        } else {
+          handle.close();
+        }
+      }
+    });
 
     assertThat(overlaps.get()).as("two holders of one key at once").isZero();
     assertThat(tokenRegressions.get()).as("a token not above the previous holder's").isZero();
     for (int k = 0; k < KEYS; k++) {
-      // The lock's unlock/lock pair publishes the plain writes; the futures' get() publishes them here.
+      // The lock's unlock/lock pair publishes the plain writes; Concurrently's wait for the threads publishes them here.
       assertThat(counters[k]).as("total of key %d", k).isEqualTo(increments.get(k)).isPositive();
     }
     assertThat(timeouts.get()).as("timeouts that raced hand-offs").isPositive();

@@ -7,13 +7,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.testing.Concurrently;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -86,6 +86,26 @@ public abstract class LockServiceContract {
   }
 
   @Test
+  void everyBackendRejectsBlankAndOverlongKeysWithTheSameMessage() {
+    LockService locks = service();
+    for (String blank : new String[] {null, "", " ", "\t\n"}) {
+      assertThatThrownBy(() -> locks.acquire(blank, Duration.ofSeconds(1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("key must not be blank, was ");
+      assertThatThrownBy(() -> locks.tryAcquire(blank))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("key must not be blank, was ");
+    }
+    String huge = "k".repeat(5000);
+    assertThatThrownBy(() -> locks.acquire(huge, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("key is 5000 chars, more than maxKeyLength ");
+    assertThatThrownBy(() -> locks.tryAcquire(huge))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("key is 5000 chars, more than maxKeyLength ");
+  }
+
+  @Test
   void mutualExclusionKeepsAnExactTotalUnderConcurrentReadChangeWrite() throws Exception {
     LockService locks = service();
     String key = freshKey();
@@ -94,27 +114,17 @@ public abstract class LockServiceContract {
     long[] counter = {0};
     AtomicInteger holders = new AtomicInteger();
     AtomicInteger maxHolders = new AtomicInteger();
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      futures.add(pool.submit(() -> {
-        start.await();
-        for (int i = 0; i < perThread; i++) {
-          try (LockHandle handle = locks.acquire(key, Duration.ofSeconds(30))) {
-            maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
-            long read = counter[0];
-            Thread.yield();
-            counter[0] = read + 1;
-            holders.decrementAndGet();
-          }
+    Concurrently.run(threads, Duration.ofSeconds(90), thread -> {
+      for (int i = 0; i < perThread; i++) {
+        try (LockHandle handle = locks.acquire(key, Duration.ofSeconds(30))) {
+          maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
+          long read = counter[0];
+          Thread.yield();
+          counter[0] = read + 1;
+          holders.decrementAndGet();
         }
-        return null;
-      }));
-    }
-    start.countDown();
-    for (Future<?> f : futures) {
-      f.get(90, TimeUnit.SECONDS);
-    }
+      }
+    });
     assertThat(maxHolders.get()).as("holders at once").isEqualTo(1);
     assertThat(counter[0]).isEqualTo((long) threads * perThread);
   }
@@ -270,10 +280,11 @@ public abstract class LockServiceContract {
   @Test
   void theWatchdogKeepsALockAlivePastItsLease() throws Exception {
     assumeThat(supportsLeases()).as("in-process locks have no lease: the holder is this process").isTrue();
-    LockService locks = service(new LeaseConfig(Duration.ofMillis(400), Duration.ofMillis(100), WriteGuardListener.NOOP));
+    LockService locks = service(new LeaseConfig(Duration.ofMillis(1000), Duration.ofMillis(100), WriteGuardListener.NOOP));
     String key = freshKey();
     try (LockHandle held = locks.acquire(key, Duration.ofSeconds(5))) {
-      long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+      // two and a half leases; renewals every 100 ms leave room for a long stall under load
+      long until = System.nanoTime() + Duration.ofMillis(2500).toNanos();
       while (System.nanoTime() < until) {
         assertThat(locks.tryAcquire(key)).as("taken while the watchdog renews").isEmpty();
         Thread.sleep(50);

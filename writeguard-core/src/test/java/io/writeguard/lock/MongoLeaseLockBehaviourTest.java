@@ -8,6 +8,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.testing.Concurrently;
 import io.writeguard.testing.FakeTime;
 import io.writeguard.testing.TestMongo;
 import java.time.Duration;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -105,10 +105,11 @@ class MongoLeaseLockBehaviourTest {
 
   @Test
   void theWatchdogRenewsSoAnotherOwnerCannotTakeTheLock() throws Exception {
-    MongoLeaseLockService a = service(builder().lease(Duration.ofMillis(1000)).renewInterval(Duration.ofMillis(100)));
-    MongoLeaseLockService b = service(builder().lease(Duration.ofMillis(1000)));
+    // A 2 s lease renewed every 100 ms: a stall of almost 2 s on a loaded machine is tolerated.
+    MongoLeaseLockService a = service(builder().lease(Duration.ofMillis(2000)).renewInterval(Duration.ofMillis(100)));
+    MongoLeaseLockService b = service(builder().lease(Duration.ofMillis(2000)));
     try (LockHandle held = a.acquire("renewed", Duration.ofSeconds(5))) {
-      long until = System.nanoTime() + Duration.ofMillis(3000).toNanos(); // three leases
+      long until = System.nanoTime() + Duration.ofMillis(5000).toNanos(); // two and a half leases
       while (System.nanoTime() < until) {
         assertThat(b.tryAcquire("renewed")).as("another owner takes a renewed lock").isEmpty();
         Thread.sleep(50);
@@ -184,28 +185,18 @@ class MongoLeaseLockBehaviourTest {
     ConcurrentLinkedQueue<Long> tokens = new ConcurrentLinkedQueue<>();
     AtomicInteger holders = new AtomicInteger();
     AtomicBoolean overlap = new AtomicBoolean();
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      futures.add(pool.submit(() -> {
-        start.await();
-        for (int i = 0; i < perThread; i++) {
-          try (LockHandle handle = service.acquire("shared", Duration.ofSeconds(30))) {
-            if (holders.incrementAndGet() != 1) {
-              overlap.set(true);
-            }
-            tokens.add(handle.token()); // in holding order
-            Thread.yield();
-            holders.decrementAndGet();
+    Concurrently.run(threads, Duration.ofSeconds(60), thread -> {
+      for (int i = 0; i < perThread; i++) {
+        try (LockHandle handle = service.acquire("shared", Duration.ofSeconds(30))) {
+          if (holders.incrementAndGet() != 1) {
+            overlap.set(true);
           }
+          tokens.add(handle.token()); // in holding order
+          Thread.yield();
+          holders.decrementAndGet();
         }
-        return null;
-      }));
-    }
-    start.countDown();
-    for (Future<?> f : futures) {
-      f.get(60, TimeUnit.SECONDS);
-    }
+      }
+    });
     assertThat(overlap).isFalse();
     List<Long> inOrder = new ArrayList<>(tokens);
     assertThat(inOrder).hasSize(threads * perThread).isSorted().doesNotHaveDuplicates();
@@ -225,29 +216,18 @@ class MongoLeaseLockBehaviourTest {
         service(builder().lease(Duration.ofSeconds(5)).backoff(Duration.ofMillis(1), Duration.ofMillis(20))));
     int perThread = 25;
     AtomicInteger acknowledged = new AtomicInteger();
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<?>> futures = new ArrayList<>();
-    for (MongoLeaseLockService owner : owners) {
-      for (int t = 0; t < 3; t++) {
-        futures.add(pool.submit(() -> {
-          start.await();
-          for (int i = 0; i < perThread; i++) {
-            try (LockHandle lock = owner.acquire("counter", Duration.ofSeconds(60))) {
-              long n = writer.claim(lock, "c").orElseThrow().getLong("n");
-              Thread.yield();
-              assertThat(writer.updateOne(lock, "c", com.mongodb.client.model.Updates.set("n", n + 1)))
-                  .isEqualTo(FencedWriter.Outcome.APPLIED);
-              acknowledged.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+    Concurrently.run(2 * 3, Duration.ofSeconds(90), thread -> {
+      MongoLeaseLockService owner = owners.get(thread / 3); // three threads per owner
+      for (int i = 0; i < perThread; i++) {
+        try (LockHandle lock = owner.acquire("counter", Duration.ofSeconds(60))) {
+          long n = writer.claim(lock, "c").orElseThrow().getLong("n");
+          Thread.yield();
+          assertThat(writer.updateOne(lock, "c", com.mongodb.client.model.Updates.set("n", n + 1)))
+              .isEqualTo(FencedWriter.Outcome.APPLIED);
+          acknowledged.incrementAndGet();
+        }
       }
-    }
-    start.countDown();
-    for (Future<?> f : futures) {
-      f.get(90, TimeUnit.SECONDS);
-    }
+    });
     assertThat(acknowledged.get()).isEqualTo(2 * 3 * perThread);
     assertThat(data.find().first().getLong("n")).isEqualTo(2L * 3 * perThread);
   }

@@ -14,32 +14,16 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class PathLockServiceTest extends LockServiceContract {
+class PathLockServiceTest extends InProcessLockContract {
   private static final Duration SECOND = Duration.ofSeconds(1);
-
-  private final ExecutorService threads = Executors.newCachedThreadPool();
 
   @Override
   protected LockService create(LeaseConfig config) {
     return PathLockService.builder().listener(config.listener()).build();
-  }
-
-  @Override
-  protected boolean supportsLeases() {
-    return false;
-  }
-
-  @AfterEach
-  void stopThreads() throws InterruptedException {
-    threads.shutdownNow();
-    assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
   }
 
   private static List<FieldPath> paths(String... dotted) {

@@ -3,19 +3,14 @@ package io.writeguard.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.writeguard.path.FieldPath;
+import io.writeguard.testing.Concurrently;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,14 +28,6 @@ class PathLockStressTest {
   private static final String[] LOCKABLE = {"", "a", "a.x", "a.y", "a.x.0", "a.x.1", "b", "b.z"};
   private static final String[] LEAVES = {"a.x.0", "a.x.1", "a.y", "b.z"};
   private static final Duration RUN_FOR = Duration.ofSeconds(3);
-
-  private final ExecutorService workers = Executors.newFixedThreadPool(THREADS);
-
-  @AfterEach
-  void stop() throws InterruptedException {
-    workers.shutdownNow();
-    assertThat(workers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-  }
 
   /** The test's own notion of conflict, written independently of the code under test. */
   static boolean overlap(String p, String q) {
@@ -93,60 +80,50 @@ class PathLockStressTest {
     AtomicLong operations = new AtomicLong();
     AtomicLong shortTimeouts = new AtomicLong();
     AtomicInteger longTimeouts = new AtomicInteger();
-    CountDownLatch start = new CountDownLatch(1);
     long stopAt = System.nanoTime() + RUN_FOR.toNanos();
 
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
-      futures.add(workers.submit(() -> {
-        start.await();
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (System.nanoTime() < stopAt) {
-          int doc = random.nextInt(DOCS);
-          List<String> wanted = new ArrayList<>();
-          int count = 1 + random.nextInt(3);
-          for (int i = 0; i < count; i++) {
-            // The whole document is rare, or it would serialise everything.
-            String p = LOCKABLE[random.nextInt(20) == 0 ? 0 : 1 + random.nextInt(LOCKABLE.length - 1)];
-            if (!wanted.contains(p)) {
-              wanted.add(p);
-            }
+    Concurrently.run(THREADS, Duration.ofSeconds(60), thread -> { // a deadlock would end here
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      while (System.nanoTime() < stopAt) {
+        int doc = random.nextInt(DOCS);
+        List<String> wanted = new ArrayList<>();
+        int count = 1 + random.nextInt(3);
+        for (int i = 0; i < count; i++) {
+          // The whole document is rare, or it would serialise everything.
+          String p = LOCKABLE[random.nextInt(20) == 0 ? 0 : 1 + random.nextInt(LOCKABLE.length - 1)];
+          if (!wanted.contains(p)) {
+            wanted.add(p);
           }
-          boolean impatient = random.nextInt(4) == 0;
-          Duration timeout = impatient ? Duration.ofNanos(random.nextLong(5_000, 1_000_000)) : Duration.ofSeconds(30);
-          PathLockHandle handle;
-          try {
-            handle = wanted.contains("")
-                ? locks.acquire("doc-" + doc, timeout)
-                : locks.acquire("doc-" + doc, wanted.stream().map(FieldPath::parse).toList(), timeout);
-          } catch (LockTimeoutException e) {
-            if (impatient) {
-              shortTimeouts.incrementAndGet();
-            } else {
-              longTimeouts.incrementAndGet();
-            }
-            continue;
-          }
-          holders.enter(doc, wanted);
-          for (int leaf = 0; leaf < LEAVES.length; leaf++) {
-            if (covers(wanted, LEAVES[leaf])) {
-              long read = counters[doc][leaf];
-              Thread.yield();
-              counters[doc][leaf] = read + 1;
-              expected.incrementAndGet(doc * LEAVES.length + leaf);
-            }
-          }
-          holders.leave(doc, wanted);
-          handle.close();
-          operations.incrementAndGet();
         }
-        return null;
-      }));
-    }
-    start.countDown();
-    for (Future<?> f : futures) {
-      f.get(60, TimeUnit.SECONDS); // a deadlock would end here
-    }
+        boolean impatient = random.nextInt(4) == 0;
+        Duration timeout = impatient ? Duration.ofNanos(random.nextLong(5_000, 1_000_000)) : Duration.ofSeconds(30);
+        PathLockHandle handle;
+        try {
+          handle = wanted.contains("")
+              ? locks.acquire("doc-" + doc, timeout)
+              : locks.acquire("doc-" + doc, wanted.stream().map(FieldPath::parse).toList(), timeout);
+        } catch (LockTimeoutException e) {
+          if (impatient) {
+            shortTimeouts.incrementAndGet();
+          } else {
+            longTimeouts.incrementAndGet();
+          }
+          continue;
+        }
+        holders.enter(doc, wanted);
+        for (int leaf = 0; leaf < LEAVES.length; leaf++) {
+          if (covers(wanted, LEAVES[leaf])) {
+            long read = counters[doc][leaf];
+            Thread.yield();
+            counters[doc][leaf] = read + 1;
+            expected.incrementAndGet(doc * LEAVES.length + leaf);
+          }
+        }
+        holders.leave(doc, wanted);
+        handle.close();
+        operations.incrementAndGet();
+      }
+    });
 
     assertThat(holders.conflicts()).as("conflicting locks held at the same time").isZero();
     assertThat(longTimeouts.get()).as("30 s waits that timed out (deadlock or starvation)").isZero();

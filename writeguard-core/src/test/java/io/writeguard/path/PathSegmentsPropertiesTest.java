@@ -5,28 +5,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.writeguard.path.InvalidPathException.Reason;
+import io.writeguard.testing.Gen;
+import io.writeguard.testing.Generated;
+import io.writeguard.testing.PropertyTest;
 import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.From;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
-import net.jqwik.api.constraints.Size;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Properties of the segment rules, checked against an independent model of them. */
 class PathSegmentsPropertiesTest {
 
   // ---- field segments ----
 
-  @Property
-  void aSegmentContainingADotIsRejectedAndNamed(
-      @ForAll("printable") String before, @ForAll("printable") String after) {
+  @PropertyTest
+  @MethodSource("printablePairs")
+  void aSegmentContainingADotIsRejectedAndNamed(String before, String after) {
     String segment = "k" + before + "." + after;
     InvalidPathException e = rejectField(segment);
     assertThat(e.reason()).isIn(Reason.CONTAINS_DOT, Reason.TOO_LONG);
@@ -36,9 +34,9 @@ class PathSegmentsPropertiesTest {
     }
   }
 
-  @Property
-  void aSegmentContainingNulIsRejectedAndTheNulIsShownEscaped(
-      @ForAll("printable") String before, @ForAll("printable") String after) {
+  @PropertyTest
+  @MethodSource("printablePairs")
+  void aSegmentContainingNulIsRejectedAndTheNulIsShownEscaped(String before, String after) {
     String segment = "k" + before + "\0" + after;
     InvalidPathException e = rejectField(segment);
     assertThat(e.segment()).isEqualTo(segment);
@@ -51,22 +49,25 @@ class PathSegmentsPropertiesTest {
     assertThat(e.getMessage()).doesNotContain("\0");
   }
 
-  @Property
-  void aSegmentStartingWithDollarIsRejected(@ForAll("printable") String rest) {
+  @PropertyTest
+  @MethodSource("printables")
+  void aSegmentStartingWithDollarIsRejected(String rest) {
     String segment = "$" + rest;
     InvalidPathException e = rejectField(segment);
     assertThat(e.reason()).isIn(Reason.DOLLAR_PREFIX, Reason.TOO_LONG);
     assertThat(e.segment()).isEqualTo(segment);
   }
 
-  @Property
-  void blankSegmentsAreRejected(@ForAll("blanks") String blank) {
+  @PropertyTest
+  @MethodSource("blanks")
+  void blankSegmentsAreRejected(String blank) {
     assertThat(rejectField(blank).reason()).isEqualTo(Reason.BLANK);
   }
 
   /** The validator agrees with a plainly written model of the rules on arbitrary strings. */
-  @Property(tries = 3000)
-  void fieldRulesMatchTheModel(@ForAll("anyText") String segment) {
+  @PropertyTest
+  @MethodSource("anyText")
+  void fieldRulesMatchTheModel(String segment) {
     Reason expected = modelFieldReason(segment);
     if (expected == null) {
       assertThat(PathSegments.checkField(segment)).isEqualTo(segment);
@@ -75,9 +76,9 @@ class PathSegmentsPropertiesTest {
     }
   }
 
-  @Property
-  void validSegmentsJoinIntoADottedPathWhoseSplitIsTheSegments(
-      @ForAll @Size(min = 1, max = PathSegments.MAX_SEGMENTS) List<@From("validField") String> names) {
+  @PropertyTest
+  @MethodSource("validFieldLists")
+  void validSegmentsJoinIntoADottedPathWhoseSplitIsTheSegments(List<String> names) {
     FieldPath path = FieldPath.of(names.get(0));
     for (String name : names.subList(1, names.size())) {
       path = path.field(name);
@@ -89,8 +90,9 @@ class PathSegmentsPropertiesTest {
 
   // ---- index segments ----
 
-  @Property
-  void everyCanonicalIndexRoundTrips(@ForAll @IntRange(min = 0) int index) {
+  @PropertyTest
+  @MethodSource("nonNegativeInts")
+  void everyCanonicalIndexRoundTrips(int index) {
     String text = Integer.toString(index);
     assertThat(PathSegments.checkIndex(text)).isEqualTo(index);
     FieldPath viaText = FieldPath.of("a").index(text);
@@ -99,8 +101,9 @@ class PathSegmentsPropertiesTest {
     assertThat(viaText.lastSegment()).isEqualTo(text);
   }
 
-  @Property
-  void leadingZerosSignsSpacesAndExponentsAreRejected(@ForAll @IntRange(min = 0) int index) {
+  @PropertyTest
+  @MethodSource("nonNegativeInts")
+  void leadingZerosSignsSpacesAndExponentsAreRejected(int index) {
     String n = Integer.toString(index);
     for (String bad : List.of("0" + n, "+" + n, " " + n, n + " ", n + "e3", n + ".0", "0x" + n,
         n + "\n", "00")) {
@@ -108,8 +111,9 @@ class PathSegmentsPropertiesTest {
     }
   }
 
-  @Property
-  void negativeIndexesAreRejected(@ForAll @IntRange(min = Integer.MIN_VALUE, max = -1) int index) {
+  @PropertyTest
+  @MethodSource("negativeInts")
+  void negativeIndexesAreRejected(int index) {
     assertThat(rejectIndex(Integer.toString(index)).reason()).isEqualTo(Reason.NEGATIVE_INDEX);
     InvalidPathException e = catchThrowableOfType(InvalidPathException.class,
         () -> FieldPath.of("a").index(index));
@@ -117,17 +121,18 @@ class PathSegmentsPropertiesTest {
     assertThat(e.getMessage()).contains("'" + index + "'");
   }
 
-  @Property
-  void indexesPastTheIntRangeAreRejected(
-      @ForAll @LongRange(min = Integer.MAX_VALUE + 1L) long index) {
+  @PropertyTest
+  @MethodSource("longsPastTheIntRange")
+  void indexesPastTheIntRangeAreRejected(long index) {
     assertThat(rejectIndex(Long.toString(index)).reason()).isEqualTo(Reason.INDEX_TOO_LARGE);
     assertThat(rejectIndex(Long.toString(index) + "0000000000").reason())
         .isEqualTo(Reason.INDEX_TOO_LARGE);
   }
 
   /** Accepted exactly when the text matches the model: canonical digits within int range. */
-  @Property(tries = 3000)
-  void indexRulesMatchTheModel(@ForAll("indexLike") String text) {
+  @PropertyTest
+  @MethodSource("indexLike")
+  void indexRulesMatchTheModel(String text) {
     boolean canonical = text.matches("0|[1-9][0-9]*")
         && new BigInteger(text).compareTo(BigInteger.valueOf(Integer.MAX_VALUE)) <= 0;
     if (canonical) {
@@ -177,44 +182,61 @@ class PathSegmentsPropertiesTest {
     return null;
   }
 
-  @Provide
-  Arbitrary<String> printable() {
-    return Arbitraries.strings().withCharRange(' ', '~').ofMaxLength(20);
+  static final Gen<String> PRINTABLE = Gen.strings(Gen.charRange(' ', '~'), 0, 20);
+
+  static Stream<Arguments> printablePairs() {
+    return Generated.tuples(PRINTABLE, PRINTABLE);
   }
 
-  @Provide
-  Arbitrary<String> blanks() {
-    return Arbitraries.strings().withChars(' ', '\u2003', '\u3000', '\u2028').ofMinLength(1).ofMaxLength(10);
+  static Stream<Named<String>> printables() {
+    return Generated.cases(PRINTABLE);
   }
 
-  @Provide
-  Arbitrary<String> anyText() {
-    Arbitrary<String> tricky = Arbitraries.strings()
-        .withChars('a', 'Z', '9', '$', '.', '\0', '\n', '\t', ' ', '\u0085', '\u007F', '\uFF0E',
-            '\uFF04', '\uD83D', '\uDE00', '\u00A0', '\u2003')
-        .ofMaxLength(12);
-    Arbitrary<String> anything = Arbitraries.strings().all().ofMaxLength(12);
-    Arbitrary<String> long_ = Arbitraries.strings().withCharRange('a', 'c')
-        .ofMinLength(PathSegments.MAX_LENGTH - 2).ofMaxLength(PathSegments.MAX_LENGTH + 2);
-    return Arbitraries.frequencyOf(
-        Tuple.of(6, tricky), Tuple.of(3, anything),
-        Tuple.of(1, long_));
+  static Stream<Named<String>> blanks() {
+    return Generated.cases(Gen.strings(Gen.chars(" \u2003\u3000\u2028"), 1, 10));
   }
 
-  @Provide
-  Arbitrary<String> validField() {
-    Arbitrary<String> plain = Arbitraries.strings()
-        .withChars("abcXYZ0129 $-_'\\\u00A0\uFF0E\uFF04\u00E9\u4E2D").ofMinLength(1).ofMaxLength(20);
-    Arbitrary<String> emoji = Arbitraries.of("\uD83D\uDE00", "a\uD83D\uDE00b", "\uD835\uDC00");
-    return Arbitraries.oneOf(plain, emoji).filter(s -> modelFieldReason(s) == null);
+  /** Mostly short strings of tricky chars, some of any chars, a few around the length limit. */
+  static Stream<Named<String>> anyText() {
+    Gen<String> tricky = Gen.strings(Gen.chars("aZ9$.\0\n\t \u0085\u007F\uFF0E\uFF04"
+        + "\uD83D\uDE00\u00A0\u2003"), 0, 12);
+    Gen<String> anything = Gen.strings(Gen.charRange('\u0000', '\uFFFF'), 0, 12);
+    int max = PathSegments.MAX_LENGTH;
+    Gen<String> longText = Gen.strings(Gen.charRange('a', 'c'), max - 2, max + 2)
+        .withEdges("a".repeat(max), "a".repeat(max + 1), "$".repeat(max + 1), ".".repeat(max + 1),
+            "\uD83D\uDE00".repeat(max / 2), "a" + "\uD83D\uDE00".repeat(max / 2));
+    return Generated.cases(3000,
+        Gen.frequency(Map.entry(6, tricky), Map.entry(3, anything), Map.entry(1, longText)));
   }
 
-  @Provide
-  Arbitrary<String> indexLike() {
-    Arbitrary<String> digits = Arbitraries.strings().withChars("0123456789+-e .x\u0661")
-        .ofMinLength(1).ofMaxLength(12);
-    Arbitrary<String> numbers = Arbitraries.longs().map(n -> Long.toString(n));
-    return Arbitraries.oneOf(digits, numbers);
+  /** Lists of 1 to MAX_SEGMENTS field names that every rule accepts. */
+  static Stream<Named<List<String>>> validFieldLists() {
+    Gen<String> plain = Gen.strings(
+        Gen.chars("abcXYZ0129 $-_'\\\u00A0\uFF0E\uFF04\u00E9\u4E2D"), 1, 20);
+    Gen<String> emoji = Gen.elements("\uD83D\uDE00", "a\uD83D\uDE00b", "\uD835\uDC00");
+    Gen<String> validField = Gen.oneOf(plain, emoji).filter(s -> modelFieldReason(s) == null);
+    return Generated.cases(Gen.listOf(validField, 1, PathSegments.MAX_SEGMENTS));
+  }
+
+  static Stream<Named<Integer>> nonNegativeInts() {
+    return Generated.cases(Gen.ints(0, Integer.MAX_VALUE));
+  }
+
+  static Stream<Named<Integer>> negativeInts() {
+    return Generated.cases(Gen.ints(Integer.MIN_VALUE, -1));
+  }
+
+  static Stream<Named<Long>> longsPastTheIntRange() {
+    return Generated.cases(Gen.longs(Integer.MAX_VALUE + 1L, Long.MAX_VALUE));
+  }
+
+  /** Digit-ish text and every kind of long, plus the spellings around the int limits. */
+  static Stream<Named<String>> indexLike() {
+    Gen<String> digits = Gen.strings(Gen.chars("0123456789+-e .x\u0661"), 1, 12);
+    Gen<String> numbers = Gen.longs(Long.MIN_VALUE, Long.MAX_VALUE).map(n -> Long.toString(n));
+    return Generated.cases(3000, Gen.oneOf(digits, numbers)
+        .withEdges("0", "00", "01", "-0", "2147483647", "2147483648", "02147483647",
+            "-2147483648", "4294967296", "99999999999", "\u0661"));
   }
 
   private static InvalidPathException rejectField(String segment) {

@@ -62,15 +62,24 @@ class MongoErrorsTest {
         .isEqualTo(NOT_APPLIED_TRANSIENT);
     assertThat(MongoErrors.classifyWrite(new MongoSocketOpenException("refused", ADDRESS)))
         .isEqualTo(NOT_APPLIED_TRANSIENT);
-    assertThat(MongoErrors.classifyWrite(new MongoNotPrimaryException(BsonDocument.parse(
-            "{ok: 0, code: 10107, codeName: 'NotWritablePrimary'}"), ADDRESS)))
-        .isEqualTo(NOT_APPLIED_TRANSIENT);
-    assertThat(MongoErrors.classifyWrite(new MongoNodeIsRecoveringException(BsonDocument.parse(
-            "{ok: 0, code: 91, codeName: 'ShutdownInProgress'}"), ADDRESS)))
-        .isEqualTo(NOT_APPLIED_TRANSIENT);
     MongoException labelled = new MongoSocketReadException("reset", ADDRESS);
     labelled.addLabel("NoWritesPerformed");
     assertThat(MongoErrors.classifyWrite(labelled)).isEqualTo(NOT_APPLIED_TRANSIENT);
+  }
+
+  @Test
+  void notPrimaryMayBeTheDriversRetryOfAnAppliedWriteSoItIsNotRetried() {
+    // Regression: with retryable writes the driver reports the second attempt's error; a
+    // first attempt that broke after sending may have been applied.
+    assertThat(MongoErrors.classifyWrite(new MongoNotPrimaryException(BsonDocument.parse(
+            "{ok: 0, code: 10107, codeName: 'NotWritablePrimary'}"), ADDRESS)))
+        .isEqualTo(OUTCOME_UNKNOWN);
+    assertThat(MongoErrors.classifyWrite(new MongoNodeIsRecoveringException(BsonDocument.parse(
+            "{ok: 0, code: 91, codeName: 'ShutdownInProgress'}"), ADDRESS)))
+        .isEqualTo(OUTCOME_UNKNOWN);
+    // ...but a failed read of it changes nothing and is worth repeating.
+    assertThat(MongoErrors.isTransientRead(new MongoNotPrimaryException(BsonDocument.parse(
+            "{ok: 0, code: 10107, codeName: 'NotWritablePrimary'}"), ADDRESS))).isTrue();
   }
 
   @Test

@@ -3,15 +3,17 @@ package io.writeguard.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.writeguard.testing.Gen;
+import io.writeguard.testing.Generated;
+import io.writeguard.testing.PropertyTest;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.Set;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class RetryPolicyTest {
 
@@ -63,14 +65,20 @@ class RetryPolicyTest {
     assertThat(p.backoff(40, new Random(1))).isZero();
   }
 
-  @Property
-  void fullJitterStaysWithinZeroAndTheCap(
-      @ForAll @IntRange(min = 1, max = 200) int retry, @ForAll long seed,
-      @ForAll @LongRange(min = 1, max = 1_000_000) long baseMicros) {
-    RetryPolicy p = RetryPolicy.builder()
-        .backoff(Duration.ofNanos(baseMicros * 1000), Duration.ofSeconds(2)).build();
+  @PropertyTest
+  @MethodSource("retriesSeedsAndBases")
+  void fullJitterStaysWithinZeroAndTheCap(int retry, long seed, Duration base) {
+    RetryPolicy p = RetryPolicy.builder().backoff(base, Duration.ofSeconds(2)).build();
     Duration backoff = p.backoff(retry, new Random(seed));
     assertThat(backoff).isBetween(Duration.ZERO, p.backoffCap(retry));
+  }
+
+  /** Bases from 1 us to 1 s at nanosecond resolution, under a 2 s maximum. */
+  static Stream<Arguments> retriesSeedsAndBases() {
+    return Generated.tuples(
+        Gen.ints(1, 200),
+        Gen.longs(Long.MIN_VALUE, Long.MAX_VALUE),
+        Gen.durations(Duration.ofNanos(1000), Duration.ofSeconds(1)));
   }
 
   @Test

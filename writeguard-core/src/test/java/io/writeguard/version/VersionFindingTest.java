@@ -2,12 +2,14 @@ package io.writeguard.version;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.writeguard.testing.Gen;
+import io.writeguard.testing.Generated;
+import io.writeguard.testing.PropertyTest;
+import java.math.BigInteger;
 import java.util.Date;
 import java.util.List;
 import java.util.Optional;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.LongRange;
+import java.util.stream.Stream;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
@@ -21,7 +23,9 @@ import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.types.Decimal128;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class VersionFindingTest {
   private static final BsonValue ID = new BsonInt32(1);
@@ -89,8 +93,9 @@ class VersionFindingTest {
         .hasSize(60).endsWith("...");
   }
 
-  @Property
-  void everyNonNegativeLongIsHealthyAndEveryNegativeOneIsNot(@ForAll long v) {
+  @PropertyTest
+  @MethodSource("anyLong")
+  void everyNonNegativeLongIsHealthyAndEveryNegativeOneIsNot(long v) {
     Optional<VersionFinding> f = VersionFinding.classify(ID, new BsonInt64(v));
     if (v >= 0) {
       assertThat(f).isEmpty();
@@ -99,14 +104,43 @@ class VersionFindingTest {
     }
   }
 
-  @Property
-  void digitStringsAndIntegralDoublesRepairToTheirOwnValue(
-      @ForAll @LongRange(min = 0) long v) {
+  @PropertyTest
+  @MethodSource("nonNegativeLong")
+  void digitStringsAndIntegralDoublesRepairToTheirOwnValue(long v) {
     assertThat(finding(new BsonString(Long.toString(v))).repairedVersion()).hasValue(v);
     double d = (double) v;
     if (d < 0x1p63) {
       assertThat(finding(new BsonDouble(d)).repairedVersion()).hasValue((long) d);
     }
+  }
+
+  /** Any ASCII digits, leading zeros and all: repaired to their value if it fits a long. */
+  @PropertyTest
+  @MethodSource("digitStrings")
+  void everyDigitStringIsRepairableExactlyWhenItFitsALong(String digits) {
+    VersionFinding f = finding(new BsonString(digits));
+    BigInteger value = new BigInteger(digits);
+    if (value.bitLength() < 64) {
+      assertThat(f.problem()).isEqualTo(VersionProblem.DIGIT_STRING);
+      assertThat(f.repairedVersion()).hasValue(value.longValueExact());
+    } else {
+      assertThat(f.problem()).isEqualTo(VersionProblem.OUT_OF_RANGE);
+      assertThat(f.repairedVersion()).isEmpty();
+    }
+  }
+
+  static Stream<Named<Long>> anyLong() {
+    return Generated.cases(Gen.longs(Long.MIN_VALUE, Long.MAX_VALUE));
+  }
+
+  static Stream<Named<Long>> nonNegativeLong() {
+    return Generated.cases(Gen.longs(0, Long.MAX_VALUE));
+  }
+
+  static Stream<Named<String>> digitStrings() {
+    return Generated.cases(Gen.digitStrings(1, 25)
+        .withEdges("9223372036854775807", "9223372036854775808", "09223372036854775807",
+            "18446744073709551616", "0000000000000000000000000"));
   }
 
   private static VersionFinding finding(BsonValue value) {

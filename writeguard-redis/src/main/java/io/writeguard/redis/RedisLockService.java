@@ -8,6 +8,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LocalLockService;
@@ -130,10 +131,11 @@ public final class RedisLockService implements LockService {
 
   @Override
   public LockHandle acquire(String key, Duration waitTimeout) {
-    checkKey(key);
-    Checks.positive("waitTimeout", waitTimeout);
+    LockArguments.checkKey("key", key, settings.maxKeyLength());
+    long timeoutNanos = LockArguments.checkTimeoutNanos(waitTimeout);
     long start = settings.ticker().nanoTime();
-    long deadline = start + waitTimeout.toNanos();
+    // Compared by difference, so a deadline that wraps past Long.MAX_VALUE still works.
+    long deadline = start + timeoutNanos;
     LockHandle turn;
     try {
       turn = localTurns.acquire(key, waitTimeout);
@@ -160,7 +162,7 @@ public final class RedisLockService implements LockService {
 
   @Override
   public Optional<LockHandle> tryAcquire(String key) {
-    checkKey(key);
+    LockArguments.checkKey("key", key, settings.maxKeyLength());
     Optional<LockHandle> localTurn = localTurns.tryAcquire(key);
     if (localTurn.isEmpty()) {
       return Optional.empty();
@@ -396,16 +398,7 @@ public final class RedisLockService implements LockService {
     return Duration.ofNanos(settings.ticker().nanoTime() - start);
   }
 
-  private void checkKey(String key) {
-    if (key == null || key.isEmpty()) {
-      throw new IllegalArgumentException("lock key must not be empty, was " + Checks.quote(key));
-    }
-    if (key.length() > settings.maxKeyLength()) {
-      throw new IllegalArgumentException("lock key must be at most " + settings.maxKeyLength()
-          + " characters, was " + key.length() + " ('" + key.substring(0, Math.min(20, key.length())) + "...')");
-    }
-  }
-
+  /** Durations too long for a {@code long} of nanoseconds wait "forever", as in the local lock. */
   private static void closeQuietly(StatefulRedisConnection<String, String> commands, ReleaseWaker releaseWaker) {
     if (releaseWaker != null) {
       releaseWaker.close();

@@ -2,17 +2,25 @@ package io.writeguard.app.lab;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.mongodb.client.MongoDatabase;
 import io.writeguard.app.cli.MongoOptions;
 import io.writeguard.app.cli.MongoTarget;
 import io.writeguard.app.cli.RedisOptions;
 import io.writeguard.app.cli.RedisTarget;
 import io.writeguard.app.cli.UsageException;
+import io.writeguard.app.lab.report.ClosingNote;
+import io.writeguard.app.lab.report.FiguresTable;
+import io.writeguard.app.lab.report.HtmlReport;
+import io.writeguard.app.lab.report.TerminalProgress;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
@@ -27,8 +35,10 @@ import picocli.CommandLine.Spec;
  * and prints, per strategy, what was acknowledged, what was lost, and how fast.
  *
  * <p>Exit status: 0 when no strategy but those that exist to show the problem
- * ({@code naive}) lost an update; 1 when one did; 2 for bad input (nothing run, nothing
- * written); 3 when a strategy could not be measured to the end (the database went away).
+ * ({@code naive}) lost an update; 1 when one did (or broke an invariant such as a negative
+ * balance); 2 for bad input (nothing run, nothing written); 3 when a strategy could not be
+ * measured to the end (the database went away); 4 when the scenario cannot run on this server
+ * at all (transfer on a standalone server), reported before anything runs.
  * Thread-safety: picocli creates one instance per invocation; not for concurrent use.
  */
 @Command(
@@ -38,14 +48,18 @@ import picocli.CommandLine.Spec;
         "Runs a scenario under each strategy with concurrent clients and counts lost updates"
             + " exactly.",
         "Exit status: 0 no strategy but naive lost updates, 1 one did, 2 bad input,"
-            + " 3 the database went away mid-run."})
+            + " 3 the database went away mid-run, 4 the scenario cannot run on this server."})
 public final class LabCommand implements Callable<Integer> {
   public static final int EXIT_OK = 0;
   /** Some strategy lost updates, or the report could not be written. */
   public static final int EXIT_FAILED = 1;
   public static final int EXIT_ABORTED = 3;
+  /** The scenario cannot run on this server (e.g. transfer needs transactions). */
+  public static final int EXIT_UNSUPPORTED = 4;
   static final int MAX_CLIENTS = 1024;
   static final int MAX_DOCS = 1024;
+  static final int MAX_ROUNDS = 100;
+  static final int MAX_SHARDS = 1000;
 
   private final LabRegistry registry;
 
@@ -56,18 +70,25 @@ public final class LabCommand implements Callable<Integer> {
   @Mixin RedisOptions redis;
 
   @Option(names = "--scenario", paramLabel = "NAME", defaultValue = "readinfo",
-      description = "Scenario to run (default: ${DEFAULT-VALUE}).")
+      description = "Scenario to run: readinfo, counter, transfer (default: ${DEFAULT-VALUE}).")
   String scenario;
 
   @Option(names = "--strategies", paramLabel = "A,B,...", split = ",",
       description = "Strategies to measure, in this order (default: all of the scenario's;"
           + " readinfo: naive, atomic, optimistic, local-lock, mongo-lock, redis-lock,"
-          + " adaptive).")
+          + " adaptive; counter: naive, atomic, optimistic, sharded-fields, sharded-docs;"
+          + " transfer: transaction).")
   List<String> strategies = List.of();
 
-  @Option(names = "--clients", paramLabel = "N", defaultValue = "16",
-      description = "Concurrent clients, each a distinct user (default: ${DEFAULT-VALUE}).")
-  int clients;
+  @Option(names = "--clients", paramLabel = "N[,N...]", split = ",", defaultValue = "16",
+      description = "Concurrent clients, each a distinct user (default: ${DEFAULT-VALUE});"
+          + " several counts (1,4,16,64) sweep: every strategy runs at each.")
+  List<Integer> clients;
+
+  @Option(names = "--rounds", paramLabel = "N", defaultValue = "1",
+      description = "Measured rounds per strategy, interleaved; results are medians"
+          + " (default: ${DEFAULT-VALUE}).")
+  int rounds;
 
   @Option(names = "--duration", paramLabel = "TIME",
       description = "How long each strategy is measured: 500ms, 10s, 2m (default: 10s).")
@@ -77,9 +98,23 @@ public final class LabCommand implements Callable<Integer> {
       description = "Operations per strategy across all clients, instead of --duration.")
   Long ops;
 
-  @Option(names = "--docs", paramLabel = "N", defaultValue = "4",
-      description = "Hot documents the clients share (default: ${DEFAULT-VALUE}).")
-  int docs;
+  @Option(names = "--docs", paramLabel = "N",
+      description = "Hot documents the clients share: readinfo's documents, counter's"
+          + " balances, transfer's accounts (default: 4, 1, 8).")
+  Integer docs;
+
+  @Option(names = "--balance", paramLabel = "N",
+      description = "counter, transfer: starting balance of every balance or account"
+          + " (default: 100).")
+  Long balance;
+
+  @Option(names = "--max-amount", paramLabel = "N",
+      description = "counter, transfer: amounts are drawn from 1..N (default: 10).")
+  Long maxAmount;
+
+  @Option(names = "--shards", paramLabel = "N",
+      description = "counter: shards of the sharded-* strategies (default: 10).")
+  Integer shards;
 
   @Option(names = "--seed", paramLabel = "N", defaultValue = "42",
       description = "Seed of the clients' random operations (default: ${DEFAULT-VALUE}).")
@@ -93,6 +128,10 @@ public final class LabCommand implements Callable<Integer> {
   @Option(names = "--json", paramLabel = "FILE",
       description = "Also write the results as JSON to FILE.")
   Path json;
+
+  @Option(names = "--html", paramLabel = "FILE",
+      description = "Also write a self-contained HTML page with charts to FILE.")
+  Path html;
 
   /** The command with WriteGuard's scenarios and strategies. */
   public LabCommand() {
@@ -108,75 +147,180 @@ public final class LabCommand implements Callable<Integer> {
   public Integer call() {
     // Everything the user typed is checked before a server is started or a file touched.
     LabPlan<?> plan = registry.scenario(scenario).plan(strategies);
-    LabSettings settings = settings();
-    checkJsonTarget();
+    List<Integer> counts = clientCounts();
+    LabSettings settings = settings(plan.scenario(), counts.get(0));
+    checkTarget("--json", json);
+    checkTarget("--html", html);
     redis.check();
     boolean needsRedis = plan.strategies().stream().anyMatch(LabStrategy::needsRedis);
+    boolean sweep = counts.size() > 1;
 
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    int most = counts.stream().mapToInt(Integer::intValue).max().orElse(1);
     // Redis only when a selected strategy uses it; opened first, so a bad --redis-uri is
-    // reported before an embedded MongoDB is started.
+    // reported before an embedded MongoDB is started. MongoDB's pool: the clients, plus the
+    // counter's reader and the embedded server's own needs.
     try (RedisTarget redisTarget = needsRedis ? redis.open() : null;
-        MongoTarget target = mongo.open(clients + 4)) {
+        MongoTarget target = mongo.open(most + 8)) {
+      Optional<String> unsupported = plan.scenario().unsupportedReason(target.client());
+      if (unsupported.isPresent()) {
+        err.println("writeguard lab: scenario " + plan.scenario().name()
+            + " cannot run on this server, nothing measured: " + unsupported.get()
+            + " (give --mongo-uri of a replica set)");
+        return EXIT_UNSUPPORTED;
+      }
       ServerInfo server = new ServerInfo(
           target.isEmbedded() ? ServerInfo.EMBEDDED : ServerInfo.EXTERNAL, version(target));
       out.print(ResultTable.header(plan.scenario().name(), plan.scenario().description(),
-          settings, server, target.displayUri()));
+          settings, counts.stream().map(String::valueOf).collect(Collectors.joining(",")),
+          server, target.displayUri()));
       if (redisTarget != null) {
         out.printf("  redis: %s at %s%n", redisTarget.isEmbedded() ? "embedded" : "external",
             redisTarget.displayUri());
       }
+      out.print(extraHeader(plan.scenario(), settings));
       out.flush();
-      LabReport report;
+      Set<String> blind = plan.strategies().stream()
+          .filter(LabStrategy::reproducesLoss).map(LabStrategy::name).collect(Collectors.toSet());
+      LabProgress progress = TerminalProgress.choose(err, sweep);
+      List<SweepPoint> points = new ArrayList<>();
+      LabReport last = null;
       try {
-        LabServices services = LabServices.of(target.client().getDatabase(LabRunner.DATABASE),
+        MongoDatabase labDatabase = target.client().getDatabase(LabRunner.DATABASE);
+        LabServices services = LabServices.of(labDatabase,
             redisTarget == null ? null : redisTarget.client());
-        report = new LabRunner(target.client().getDatabase(LabRunner.DATABASE), settings, err,
-            services).run(plan, server);
+        for (int count : counts) {
+          last = new LabRunner(target.client(), labDatabase, settings.withClients(count),
+              progress, services).run(plan, server);
+          points.add(new SweepPoint(count, last.results()));
+          out.println();
+          if (sweep) {
+            out.println(count + " clients:");
+          }
+          out.print(ResultTable.render(last, blind));
+          String figures = FiguresTable.render(last.results());
+          if (!figures.isEmpty()) {
+            out.println();
+            out.print(figures);
+          }
+          out.flush();
+        }
       } catch (LabAbortedException e) {
         err.println("writeguard lab: aborted: " + e.getMessage());
         err.println("writeguard lab: no report written");
         return EXIT_ABORTED;
       }
-      Set<String> blind = plan.strategies().stream()
-          .filter(LabStrategy::reproducesLoss).map(LabStrategy::name).collect(Collectors.toSet());
-      out.println();
-      out.print(ResultTable.render(report, blind));
-      out.flush();
-      if (json != null) {
-        try {
-          new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-              .writeValue(json.toFile(), report);
-          out.println("report written to " + json);
-        } catch (IOException e) {
-          err.println("writeguard lab: cannot write the JSON report to '" + json + "': "
-              + e.getMessage());
-          return EXIT_FAILED;
-        }
+      LabReport report = last.withSweep(points);
+      String note = ClosingNote.render(report, blind);
+      if (!note.isEmpty()) {
+        out.println();
+        out.print(note);
       }
-      List<String> failed = report.results().stream()
-          .filter(r -> r.lostUpdates() > 0 && !blind.contains(r.strategy()))
-          .map(r -> r.strategy() + " lost " + r.lostUpdates())
-          .toList();
+      int status = writeReports(report, blind, out, err);
+      List<String> failed = failures(report, blind);
       if (!failed.isEmpty()) {
-        err.println("writeguard lab: FAILED: " + String.join(", ", failed)
-            + " acknowledged update(s)");
+        err.println("writeguard lab: FAILED: " + String.join(", ", failed));
         return EXIT_FAILED;
       }
-      return EXIT_OK;
+      return status;
     }
   }
 
-  private LabSettings settings() {
-    if (clients < 1 || clients > MAX_CLIENTS) {
+  /** Writes the JSON and HTML reports asked for; EXIT_FAILED when one could not be written. */
+  private int writeReports(LabReport report, Set<String> blind, PrintWriter out,
+      PrintWriter err) {
+    int status = EXIT_OK;
+    if (json != null) {
+      try {
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .writeValue(json.toFile(), report);
+        out.println("report written to " + json);
+      } catch (IOException e) {
+        err.println("writeguard lab: cannot write the JSON report to '" + json + "': "
+            + e.getMessage());
+        status = EXIT_FAILED;
+      }
+    }
+    if (html != null) {
+      try {
+        HtmlReport.write(html, report, blind);
+        out.println("HTML report written to " + html);
+      } catch (IOException | RuntimeException e) {
+        err.println("writeguard lab: cannot write the HTML report to '" + html + "': "
+            + e.getMessage());
+        status = EXIT_FAILED;
+      }
+    }
+    return status;
+  }
+
+  /** Losses of strategies that must not lose, and broken invariants of any strategy. */
+  private static List<String> failures(LabReport report, Set<String> blind) {
+    List<String> failed = new ArrayList<>();
+    for (SweepPoint p : report.points()) {
+      String at = report.sweep() == null ? "" : " at " + p.clients() + " clients";
+      for (StrategyResult r : p.results()) {
+        if (r.lostUpdates() > 0 && !blind.contains(r.strategy())) {
+          failed.add(r.strategy() + " lost " + r.lostUpdates() + " acknowledged update(s)" + at);
+        }
+        long violations = r.figure(Verification.VIOLATIONS, 0);
+        if (violations > 0) {
+          failed.add(r.strategy() + " broke an invariant " + violations + " time(s)" + at
+              + " (e.g. a negative balance)");
+        }
+      }
+    }
+    return failed;
+  }
+
+  private static String extraHeader(Scenario<?> scenario, LabSettings s) {
+    StringBuilder b = new StringBuilder();
+    if (s.rounds() > 1) {
+      b.append("  ").append(s.rounds())
+          .append(" interleaved rounds per strategy; speeds are medians, counts are sums")
+          .append(System.lineSeparator());
+    }
+    if (scenario instanceof BalanceScenario) {
+      BalanceSettings bal = s.balances();
+      b.append("  every balance starts at ").append(bal.initialBalance())
+          .append(", amounts 1..").append(bal.maxAmount())
+          .append(scenario.name().equals("counter") ? ", " + bal.shards() + " shards" : "")
+          .append(System.lineSeparator());
+    }
+    return b.toString();
+  }
+
+  private List<Integer> clientCounts() {
+    if (clients == null || clients.isEmpty()) {
+      throw new UsageException("--clients needs at least one count");
+    }
+    Set<Integer> seen = new HashSet<>();
+    for (Integer c : clients) {
+      if (c == null || c < 1 || c > MAX_CLIENTS) {
+        throw new UsageException(
+            "--clients must be between 1 and " + MAX_CLIENTS + ", was " + c);
+      }
+      if (!seen.add(c)) {
+        throw new UsageException("--clients lists " + c + " twice");
+      }
+    }
+    return List.copyOf(clients);
+  }
+
+  private LabSettings settings(Scenario<?> s, int firstClients) {
+    int d = docs == null ? s.defaultDocs() : docs;
+    if (d < s.minDocs() || d > MAX_DOCS) {
+      throw new UsageException("--docs must be between " + s.minDocs() + " and " + MAX_DOCS
+          + (s.minDocs() > 1 ? " for scenario " + s.name() : "") + ", was " + d);
+    }
+    if (rounds < 1 || rounds > MAX_ROUNDS) {
       throw new UsageException(
-          "--clients must be between 1 and " + MAX_CLIENTS + ", was " + clients);
+          "--rounds must be between 1 and " + MAX_ROUNDS + ", was " + rounds);
     }
-    if (docs < 1 || docs > MAX_DOCS) {
-      throw new UsageException("--docs must be between 1 and " + MAX_DOCS + ", was " + docs);
-    }
+    BalanceSettings balances = balances(s);
     Duration warm = LabDurations.parse("--warmup", warmup, true);
+    LabSettings base;
     if (ops != null) {
       if (duration != null) {
         throw new UsageException("give --duration or --ops, not both (was --duration "
@@ -185,26 +329,53 @@ public final class LabCommand implements Callable<Integer> {
       if (ops < 1) {
         throw new UsageException("--ops must be >= 1, was " + ops);
       }
-      return LabSettings.counted(clients, docs, seed, ops, warm);
+      base = LabSettings.counted(firstClients, d, seed, ops, warm);
+    } else {
+      Duration t = LabDurations.parse("--duration", duration == null ? "10s" : duration, false);
+      base = LabSettings.timed(firstClients, d, seed, t, warm);
     }
-    Duration d = LabDurations.parse("--duration", duration == null ? "10s" : duration, false);
-    return LabSettings.timed(clients, docs, seed, d, warm);
+    return base.withRounds(rounds).withBalances(balances);
   }
 
-  private void checkJsonTarget() {
-    if (json == null) {
+  private BalanceSettings balances(Scenario<?> s) {
+    if (!(s instanceof BalanceScenario)) {
+      String given = balance != null ? "--balance" : maxAmount != null ? "--max-amount"
+          : shards != null ? "--shards" : null;
+      if (given != null) {
+        throw new UsageException(given + " applies to scenarios counter and transfer only,"
+            + " not " + s.name());
+      }
+      return BalanceSettings.DEFAULTS;
+    }
+    if (balance != null && balance < 0) {
+      throw new UsageException("--balance must be >= 0, was " + balance);
+    }
+    if (maxAmount != null && maxAmount < 1) {
+      throw new UsageException("--max-amount must be >= 1, was " + maxAmount);
+    }
+    if (shards != null && (shards < 1 || shards > MAX_SHARDS)) {
+      throw new UsageException(
+          "--shards must be between 1 and " + MAX_SHARDS + ", was " + shards);
+    }
+    return new BalanceSettings(
+        balance != null ? balance : BalanceSettings.DEFAULT_INITIAL_BALANCE,
+        maxAmount != null ? maxAmount : BalanceSettings.DEFAULT_MAX_AMOUNT,
+        shards != null ? shards : BalanceSettings.DEFAULT_SHARDS);
+  }
+
+  private static void checkTarget(String option, Path file) {
+    if (file == null) {
       return;
     }
-    if (Files.isDirectory(json)) {
-      throw new UsageException("--json: '" + json + "' is a directory, not a file");
+    if (Files.isDirectory(file)) {
+      throw new UsageException(option + ": '" + file + "' is a directory, not a file");
     }
-    Path parent = json.toAbsolutePath().getParent();
+    Path parent = file.toAbsolutePath().getParent();
     if (parent != null && !Files.isDirectory(parent)) {
-      throw new UsageException("--json: directory '" + parent + "' of '" + json
+      throw new UsageException(option + ": directory '" + parent + "' of '" + file
           + "' does not exist");
     }
   }
-
   private static String version(MongoTarget target) {
     try {
       return target.serverVersion();

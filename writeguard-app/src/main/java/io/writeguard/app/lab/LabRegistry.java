@@ -1,7 +1,9 @@
 package io.writeguard.app.lab;
 
 import io.writeguard.app.cli.UsageException;
+import io.writeguard.app.lab.counter.CounterScenario;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario;
+import io.writeguard.app.lab.transfer.TransferScenario;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +28,8 @@ public final class LabRegistry {
 
   /** The scenarios and strategies that ship with WriteGuard. */
   public static LabRegistry standard() {
-    return new LabRegistry(List.of(ReadInfoScenario.entry()));
+    return new LabRegistry(List.of(ReadInfoScenario.entry(), CounterScenario.entry(),
+        TransferScenario.entry()));
   }
 
   /** Every scenario's name, in registration order. */

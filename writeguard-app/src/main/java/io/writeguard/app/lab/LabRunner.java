@@ -1,5 +1,6 @@
 package io.writeguard.app.lab;
 
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.writeguard.Ticker;
@@ -10,7 +11,6 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -26,6 +26,13 @@ import org.bson.Document;
  * dropped. Latencies go into one HdrHistogram per client, merged at the end, so clients never
  * contend on a shared recorder.
  *
+ * <p>Every strategy warms up first, in plan order, before anything is measured: the driver
+ * and (by default) the server run in this JVM, so the first seconds of a run are slower for
+ * whatever runs first. With several rounds ({@link LabSettings#rounds()}) the strategies are
+ * interleaved, round 1 of every strategy, then round 2, ..., odd rounds in plan order and even
+ * rounds in reverse, so a drift in speed during the run hits all of them alike; the rounds
+ * are folded into one result by {@link RoundMedians}.
+ *
  * <p>A run that cannot be measured to the end (the database stops answering, the documents
  * cannot be read back, the clients stall) ends with {@link LabAbortedException}; no result is
  * made up for it. Not thread-safe: one run at a time.
@@ -36,29 +43,35 @@ public final class LabRunner {
 
   private final MongoDatabase database;
   private final LabSettings settings;
-  private final PrintWriter progress;
+  private final MongoClient client;
+  private final LabProgress progress;
   private final Ticker ticker;
   private final Duration stallTimeout;
   private final LabServices services;
   private final String runTag = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
 
+  /**
+   * A runner without a client, printing one plain line per finished strategy; its strategies
+   * may use the lab's database for lock collections but no Redis.
+   */
   public LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress) {
-    this(database, settings, progress, LabServices.of(database, null));
+    this(null, database, settings, LabProgress.plain(progress, false),
+        LabServices.of(database, null));
   }
 
-  /** A runner whose strategies may use {@code services} (e.g. Redis). */
-  public LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress,
-      LabServices services) {
-    this(database, settings, progress, Ticker.system(), Duration.ofSeconds(30), services);
+  /**
+   * A runner whose strategies also get {@code client} (the client {@code database} belongs
+   * to, for sessions and transactions; may be null) and {@code services} (lock collections,
+   * Redis), reporting to {@code progress}.
+   */
+  public LabRunner(MongoClient client, MongoDatabase database, LabSettings settings,
+      LabProgress progress, LabServices services) {
+    this(client, database, settings, progress, services, Ticker.system(), Duration.ofSeconds(30));
   }
 
-  LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress, Ticker ticker,
-      Duration stallTimeout) {
-    this(database, settings, progress, ticker, stallTimeout, LabServices.of(database, null));
-  }
-
-  LabRunner(MongoDatabase database, LabSettings settings, PrintWriter progress, Ticker ticker,
-      Duration stallTimeout, LabServices services) {
+  LabRunner(MongoClient client, MongoDatabase database, LabSettings settings,
+      LabProgress progress, LabServices services, Ticker ticker, Duration stallTimeout) {
+    this.client = client;
     this.services = Objects.requireNonNull(services, "services");
     this.database = Objects.requireNonNull(database, "database");
     this.settings = Objects.requireNonNull(settings, "settings");
@@ -68,40 +81,60 @@ public final class LabRunner {
   }
 
   /**
-   * Measures every strategy of {@code plan}, printing one progress line as each finishes.
+   * Measures every strategy of {@code plan}, telling the progress display as each finishes.
    *
    * @throws LabAbortedException when a strategy could not be measured to the end
    */
   public <O> LabReport run(LabPlan<O> plan, ServerInfo server) {
-    List<StrategyResult> results = new ArrayList<>();
+    int rounds = settings.rounds();
+    int n = plan.strategies().size();
+    List<List<StrategyResult>> byStrategy = new ArrayList<>();
+    plan.strategies().forEach(s -> byStrategy.add(new ArrayList<>()));
     for (LabStrategy<O> strategy : plan.strategies()) {
-      StrategyResult r = measure(plan.scenario(), strategy);
-      results.add(r);
-      progress.printf(Locale.ROOT, "lab: %-12s done in %.1f s: %,d acknowledged, %,d lost, %,d errors%n",
-          r.strategy(), r.elapsedS(), r.acknowledged(), r.lostUpdates(), r.errors());
-      progress.flush();
+      warmUp(plan.scenario(), strategy,
+          new LabStep(strategy.name(), settings.clients(), 1, rounds));
     }
+    for (int round = 1; round <= rounds; round++) {
+      for (int k = 0; k < n; k++) {
+        // Odd rounds in plan order, even rounds reversed: a steady drift (the JIT warming
+        // the driver and the in-JVM server, load coming and going) favours no strategy.
+        int i = round % 2 == 1 ? k : n - 1 - k;
+        LabStrategy<O> strategy = plan.strategies().get(i);
+        LabStep step = new LabStep(strategy.name(), settings.clients(), round, rounds);
+        StrategyResult r = measure(plan.scenario(), strategy, step);
+        byStrategy.get(i).add(r);
+        progress.finished(step, r);
+      }
+    }
+    List<StrategyResult> results = byStrategy.stream().map(RoundMedians::combine).toList();
     Duration d = settings.duration();
     return new LabReport(plan.scenario().name(), server, settings.clients(), settings.docs(),
         d == null ? null : d.toMillis() / 1000.0, d == null ? settings.ops() : null,
-        settings.warmup().toMillis() / 1000.0, settings.seed(), results);
+        settings.warmup().toMillis() / 1000.0, settings.seed(), results, rounds,
+        plan.scenario() instanceof BalanceScenario ? settings.balances() : null, null);
   }
 
-  private <O> StrategyResult measure(Scenario<O> scenario, LabStrategy<O> strategy) {
-    if (!settings.warmup().isZero()) {
-      MongoCollection<Document> warm = collection(scenario, strategy, "warmup");
-      drive(scenario, strategy, warm, RunControl.timed(settings.warmup().toNanos()), 0,
-          "warming up");
-      dropQuietly(warm);
+  private <O> void warmUp(Scenario<O> scenario, LabStrategy<O> strategy, LabStep step) {
+    if (settings.warmup().isZero()) {
+      return;
     }
-    MongoCollection<Document> coll = collection(scenario, strategy, "run");
+    MongoCollection<Document> warm = collection(scenario, strategy, "warmup", step);
+    Driven<O> driven = drive(scenario, strategy, warm,
+        RunControl.timed(settings.warmup().toNanos()), 0, "warming up", step);
+    driven.run.close();
+    dropQuietly(warm);
+  }
+
+  private <O> StrategyResult measure(Scenario<O> scenario, LabStrategy<O> strategy,
+      LabStep step) {
+    MongoCollection<Document> coll = collection(scenario, strategy, "run", step);
     RunControl control = settings.duration() != null
         ? RunControl.timed(settings.duration().toNanos())
         : RunControl.byQuota();
-    Driven<O> driven = drive(scenario, strategy, coll, control, settings.ops(), "measuring");
+    Driven<O> driven = drive(scenario, strategy, coll, control, settings.ops(), "measuring", step);
     Verification verification;
-    try {
-      verification = driven.run.verify(driven.loops.stream().map(ClientLoop::workload).toList());
+    try (ScenarioRun<O> run = driven.run) {
+      verification = run.verify(driven.loops.stream().map(ClientLoop::workload).toList());
     } catch (RuntimeException e) {
       throw new LabAbortedException("could not read back the documents of strategy '"
           + strategy.name() + "' to count lost updates, so it has no result: " + e, e);
@@ -111,9 +144,10 @@ public final class LabRunner {
   }
 
   private MongoCollection<Document> collection(Scenario<?> scenario, LabStrategy<?> strategy,
-      String phase) {
-    return database.getCollection(
-        scenario.name() + "_" + strategy.name() + "_" + phase + "_" + runTag);
+      String phase, LabStep step) {
+    String round = step.rounds() > 1 ? "r" + step.round() + "_" : "";
+    return database.getCollection(scenario.name() + "_" + strategy.name() + "_" + phase + "_"
+        + round + runTag);
   }
 
   /** Everything one driven run left behind for counting. */
@@ -121,17 +155,26 @@ public final class LabRunner {
       long elapsedNanos) {}
 
   private <O> Driven<O> drive(Scenario<O> scenario, LabStrategy<O> strategy,
-      MongoCollection<Document> coll, RunControl control, long totalOps, String phase) {
+      MongoCollection<Document> coll, RunControl control, long totalOps, String phase,
+      LabStep step) {
     StrategyStats stats = new StrategyStats();
     OperationScope scope = new OperationScope(coll.getNamespace().getCollectionName(), strategy.name());
-    ScenarioRun<O> run;
-    Strategy<O> impl;
+    ScenarioRun<O> run = null;
+    Strategy<O> impl = null;
     try {
       // The collection's name is new to this run, so it is empty: no drop needed.
       run = scenario.start(coll, settings.scenarioSettings());
       impl = strategy.factory().create(
-          new StrategyContext(coll, WriteGuardListener.safe(stats), scope, ticker, services));
+          new StrategyContext(coll, WriteGuardListener.safe(stats), scope, ticker, client,
+              services));
+      run.prepare(impl);
     } catch (RuntimeException e) {
+      if (impl != null) {
+        closeQuietly(impl, strategy.name());
+      }
+      if (run != null) {
+        run.close();
+      }
       String what = ServerGone.is(e) ? "MongoDB stopped answering" : "the run failed";
       throw new LabAbortedException(what + " while setting up strategy '" + strategy.name()
           + "' (" + phase + "), so it has no result: " + e, e);
@@ -157,7 +200,10 @@ public final class LabRunner {
     control.begin(start);
     gate.countDown();
     try {
-      awaitAll(threads, loops, control, strategy.name());
+      awaitAll(threads, loops, control, strategy.name(), start, phase, step);
+    } catch (RuntimeException e) {
+      run.close();
+      throw e;
     } finally {
       closeQuietly(impl, strategy.name());
     }
@@ -165,6 +211,7 @@ public final class LabRunner {
 
     Throwable fatal = control.fatal();
     if (fatal != null) {
+      run.close();
       long acked = loops.stream().mapToLong(ClientLoop::acknowledged).sum();
       String what = ServerGone.is(fatal) ? "MongoDB stopped answering"
           : fatal instanceof LabAbortedException ? fatal.getMessage()
@@ -182,7 +229,7 @@ public final class LabRunner {
   }
 
   private void awaitAll(List<Thread> threads, List<? extends ClientLoop<?>> loops,
-      RunControl control, String strategy) {
+      RunControl control, String strategy, long start, String phase, LabStep step) {
     long lastTotal = -1;
     long lastProgress = ticker.nanoTime();
     try {
@@ -191,6 +238,7 @@ public final class LabRunner {
           t.join(200);
           long total = loops.stream().mapToLong(ClientLoop::completed).sum();
           long now = ticker.nanoTime();
+          progress.running(step, phase, now - start, total);
           if (total != lastTotal) {
             lastTotal = total;
             lastProgress = now;
@@ -235,7 +283,7 @@ public final class LabRunner {
     return new StrategyResult(name, acked, v.lost(), errors,
         round(acked / seconds, 1), ms, round(stats.conflictRatio(), 4), stats.retries(),
         stats.attempts(), stats.conflicts(), v.expected(), v.visible(), round(seconds, 3), sample,
-        lockWait, stats.lockTimeouts(), stats.fencedRejections());
+        lockWait, stats.lockTimeouts(), stats.fencedRejections(), v.figures());
   }
 
   private static double millis(long micros) {
@@ -252,7 +300,7 @@ public final class LabRunner {
       impl.close();
     } catch (RuntimeException e) {
       // The run is over; what it measured stands. Say so, since something may be left open.
-      progress.printf(Locale.ROOT, "lab: %s: closing the strategy failed: %s%n", name, e);
+      progress.note("lab: " + name + ": closing the strategy failed: " + e);
     }
   }
 

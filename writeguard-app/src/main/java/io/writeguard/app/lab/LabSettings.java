@@ -15,13 +15,19 @@ import java.util.Objects;
  * @param ops operations per strategy across all clients, or 0 when {@code duration} is set
  * @param warmup unmeasured run of each strategy before its measurement, on other documents
  *     (zero for none)
+ * @param rounds measured rounds per strategy, interleaved (round 1 of every strategy, then
+ *     round 2, ...); results are the medians (see {@link RoundMedians})
+ * @param balances the numbers of the balance scenarios (counter, transfer)
  */
 public record LabSettings(
-    int clients, int docs, long seed, Duration duration, long ops, Duration warmup) {
+    int clients, int docs, long seed, Duration duration, long ops, Duration warmup,
+    int rounds, BalanceSettings balances) {
   public LabSettings {
     Checks.atLeast("clients", clients, 1);
     Checks.atLeast("docs", docs, 1);
     Checks.notNegative("warmup", warmup);
+    Checks.atLeast("rounds", rounds, 1);
+    Objects.requireNonNull(balances, "balances");
     if ((duration == null) == (ops == 0)) {
       throw new IllegalArgumentException(
           "exactly one of duration and ops must be set, was duration=" + duration + " ops=" + ops);
@@ -35,15 +41,31 @@ public record LabSettings(
 
   /** Runs for {@code duration} per strategy. */
   public static LabSettings timed(int clients, int docs, long seed, Duration duration, Duration warmup) {
-    return new LabSettings(clients, docs, seed, Objects.requireNonNull(duration, "duration"), 0, warmup);
+    return new LabSettings(clients, docs, seed, Objects.requireNonNull(duration, "duration"), 0,
+        warmup, 1, BalanceSettings.DEFAULTS);
   }
 
   /** Runs {@code ops} operations per strategy. */
   public static LabSettings counted(int clients, int docs, long seed, long ops, Duration warmup) {
-    return new LabSettings(clients, docs, seed, null, ops, warmup);
+    return new LabSettings(clients, docs, seed, null, ops, warmup, 1, BalanceSettings.DEFAULTS);
+  }
+
+  /** The same settings with {@code clients} clients (one point of a sweep). */
+  public LabSettings withClients(int clients) {
+    return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances);
+  }
+
+  /** The same settings measured over {@code rounds} interleaved rounds. */
+  public LabSettings withRounds(int rounds) {
+    return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances);
+  }
+
+  /** The same settings with other balance-scenario numbers. */
+  public LabSettings withBalances(BalanceSettings balances) {
+    return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances);
   }
 
   public ScenarioSettings scenarioSettings() {
-    return new ScenarioSettings(clients, docs, seed);
+    return new ScenarioSettings(clients, docs, seed, balances);
   }
 }

@@ -20,15 +20,21 @@ public final class ResultTable {
   /** What is about to run, on which server. */
   public static String header(String scenario, String scenarioDescription, LabSettings s,
       ServerInfo server, String where) {
+    return header(scenario, scenarioDescription, s, String.valueOf(s.clients()), server, where);
+  }
+
+  /** The same, with the client count written as {@code clients} (e.g. {@code 1,4,16}). */
+  public static String header(String scenario, String scenarioDescription, LabSettings s,
+      String clients, ServerInfo server, String where) {
     String budget = s.duration() != null
         ? LabDurations.format(s.duration()) + " per strategy"
         : String.format(Locale.ROOT, "%,d operations per strategy", s.ops());
     String warm = s.warmup().isZero() ? "no warm-up" : LabDurations.format(s.warmup()) + " warm-up";
     return String.format(Locale.ROOT,
         "writeguard lab: scenario %s (%s)%n"
-            + "  %d clients, %d hot document%s, %s after %s, seed %d%n"
+            + "  %s clients, %d hot document%s, %s after %s, seed %d%n"
             + "  server: %s MongoDB %s at %s%n",
-        scenario, scenarioDescription, s.clients(), s.docs(), s.docs() == 1 ? "" : "s", budget,
+        scenario, scenarioDescription, clients, s.docs(), s.docs() == 1 ? "" : "s", budget,
         warm, s.seed(), server.kind(), server.version(), where);
   }
 

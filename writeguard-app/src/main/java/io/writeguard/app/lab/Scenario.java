@@ -1,6 +1,8 @@
 package io.writeguard.app.lab;
 
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import java.util.Optional;
 import org.bson.Document;
 
 /**
@@ -19,6 +21,25 @@ public interface Scenario<O> {
 
   /** One line for the table header and {@code --help}. */
   String description();
+
+  /** Hot documents when {@code --docs} is not given. */
+  default int defaultDocs() {
+    return 4;
+  }
+
+  /** The fewest hot documents the scenario can run with ({@code transfer} needs two). */
+  default int minDocs() {
+    return 1;
+  }
+
+  /**
+   * Why this scenario cannot run on the server behind {@code client} (e.g. it needs
+   * transactions and the server is standalone), or empty when it can. Asked once before
+   * anything runs; the lab then reports the reason and measures nothing.
+   */
+  default Optional<String> unsupportedReason(MongoClient client) {
+    return Optional.empty();
+  }
 
   /**
    * Creates fresh documents in {@code collection} (which the lab has just emptied) and returns

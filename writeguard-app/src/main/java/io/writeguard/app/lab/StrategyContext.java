@@ -1,5 +1,6 @@
 package io.writeguard.app.lab;
 
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
 import io.writeguard.monitor.OperationScope;
@@ -10,14 +11,17 @@ import org.bson.Document;
 /**
  * What a strategy gets for one run: the run's collection, the listener that counts its
  * attempts, conflicts, retries, lock waits and fenced rejections (already wrapped so it never
- * throws), the scope to report them under, the clock to time them with, and the other servers
- * it may use (lock collections, Redis).
+ * throws), the scope to report them under, the clock to time them with, the client the
+ * collection belongs to (for strategies that need sessions, such as transactions; null when
+ * the runner was given none), and the other servers it may use (lock collections, Redis).
+ * Immutable.
  */
 public record StrategyContext(
     MongoCollection<Document> collection,
     WriteGuardListener listener,
     OperationScope scope,
     Ticker ticker,
+    MongoClient client,
     LabServices services) {
   public StrategyContext {
     Objects.requireNonNull(collection, "collection");
@@ -27,9 +31,12 @@ public record StrategyContext(
     Objects.requireNonNull(services, "services");
   }
 
-  /** A context without other servers ({@link LabServices#none()}). */
+  /**
+   * A context with neither a client nor other servers ({@link LabServices#none()}), for
+   * strategies that need only the collection.
+   */
   public StrategyContext(MongoCollection<Document> collection, WriteGuardListener listener,
       OperationScope scope, Ticker ticker) {
-    this(collection, listener, scope, ticker, LabServices.none());
+    this(collection, listener, scope, ticker, null, LabServices.none());
   }
 }

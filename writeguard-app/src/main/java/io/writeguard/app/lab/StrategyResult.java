@@ -1,7 +1,13 @@
 package io.writeguard.app.lab;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * One strategy's measured result, as printed in the table and written to the JSON report.
@@ -26,6 +32,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *     took no lock
  * @param lockTimeouts lock waits that ran out (each also an error)
  * @param fencedRejections writes MongoDB refused because a newer lock holder had written
+ * @param figures scenario-specific figures ({@link Verification#figures()}) and, over several
+ *     rounds, the per-round values; written as further fields of the result after the ones
+ *     above
  */
 @JsonPropertyOrder({"strategy", "acknowledged", "lost_updates", "errors", "throughput_ops_s",
     "latency_ms", "conflict_ratio", "retries", "attempts", "conflicts", "expected", "visible",
@@ -47,14 +56,32 @@ public record StrategyResult(
     @JsonProperty("error_sample") String errorSample,
     @JsonProperty("lock_wait_ms") LatencyMs lockWaitMs,
     @JsonProperty("lock_timeouts") long lockTimeouts,
-    @JsonProperty("fenced_rejections") long fencedRejections) {
+    @JsonProperty("fenced_rejections") long fencedRejections,
+    @JsonIgnore Map<String, Object> figures) {
 
-  /** A result of a strategy that took no lock. */
+  public StrategyResult {
+    figures = Collections.unmodifiableMap(
+        new LinkedHashMap<>(Objects.requireNonNull(figures, "figures")));
+  }
+
+  /** A result of a strategy that took no lock, without scenario-specific figures. */
   public StrategyResult(String strategy, long acknowledged, long lostUpdates, long errors,
       double throughputOpsS, LatencyMs latencyMs, double conflictRatio, long retries,
       long attempts, long conflicts, long expected, long visible, double elapsedS,
       String errorSample) {
     this(strategy, acknowledged, lostUpdates, errors, throughputOpsS, latencyMs, conflictRatio,
-        retries, attempts, conflicts, expected, visible, elapsedS, errorSample, null, 0, 0);
+        retries, attempts, conflicts, expected, visible, elapsedS, errorSample, null, 0, 0,
+        Map.of());
+  }
+
+  /** The figures as JSON fields of the result itself. */
+  @JsonAnyGetter
+  Map<String, Object> jsonFigures() {
+    return figures;
+  }
+
+  /** A numeric figure, or {@code missing} when the result has none by that name. */
+  public long figure(String name, long missing) {
+    return figures.get(name) instanceof Number n ? n.longValue() : missing;
   }
 }

@@ -1,6 +1,5 @@
 package io.writeguard.app.readinfo;
 
-import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
 
@@ -8,6 +7,7 @@ import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.FencedWriter.Outcome;
+import io.writeguard.lock.Fencing;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.StaleLockException;
@@ -27,7 +27,11 @@ import org.bson.conversions.Bson;
  * write with its token ({@link FencedWriter}: the read raises the document's {@code _fence}
  * to the token, the replace is refused if a newer holder got there first).
  *
- * <p>Two things the seed's version lacks, both cheap:
+ * <p>{@code local-lock} is kept exactly as the seed wrote it: the replace is filtered on
+ * {@code _id} alone. It is correct inside one process and loses marks as soon as a second
+ * process writes the same document, which is the lesson the lab and the service show (the
+ * multi-process serve test asserts lost marks). The distributed variants add two things the
+ * seed's version lacks, both cheap:
  *
  * <ul>
  *   <li>The replace is filtered on the version read and writes version + 1. Under the lock no
@@ -83,7 +87,7 @@ final class LockedMarkRead implements MarkReadStrategy {
     this.access = fenced ? fencedAccess(deps) : plainAccess();
   }
 
-  /** {@code local-lock}: in-process lock, plain find and replace. */
+  /** {@code local-lock}: in-process lock, plain find and replace by {@code _id} (the seed's fix). */
   static LockedMarkRead local(MarkReadDeps deps) {
     return new LockedMarkRead(LOCAL, deps, deps.localLocks(), false);
   }
@@ -185,7 +189,8 @@ final class LockedMarkRead implements MarkReadStrategy {
 
       @Override
       public Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement) {
-        if (collection.replaceOne(and(eq("_id", id), versionFilter), replacement)
+        // The seed's save(): by _id only, so another process's write in between is erased.
+        if (collection.replaceOne(eq("_id", id), replacement)
             .getMatchedCount() == 1) {
           return Outcome.APPLIED;
         }
@@ -196,7 +201,13 @@ final class LockedMarkRead implements MarkReadStrategy {
   }
 
   private Access fencedAccess(MarkReadDeps deps) {
+    // Each backend counts its own tokens, so each fences its own field: a Redis token and a
+    // MongoDB token are not comparable, and one shared field would make the backend with the
+    // lower counter look stale forever once the other had written (mixing ?strategy= in serve).
+    // Marks made under different backends still cannot erase each other: the replace is
+    // filtered on the version read.
     FencedWriter writer = FencedWriter.builder(collection)
+        .fenceField(name.equals(REDIS) ? Fencing.FIELD + "_redis" : Fencing.FIELD)
         .listener(deps.listener())
         .strategy(name)
         .build();

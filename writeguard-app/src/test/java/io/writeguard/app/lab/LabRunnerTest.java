@@ -168,8 +168,9 @@ class LabRunnerTest {
         throw new LabOperationException("interrupted");
       }
     });
-    LabRunner runner = new LabRunner(db, LabSettings.counted(2, 1, 1, 10, Duration.ZERO),
-        new PrintWriter(progress), io.writeguard.Ticker.system(), Duration.ofMillis(500));
+    LabRunner runner = new LabRunner(null, db, LabSettings.counted(2, 1, 1, 10, Duration.ZERO),
+        LabProgress.plain(new PrintWriter(progress), false), LabServices.of(db, null),
+        io.writeguard.Ticker.system(), Duration.ofMillis(500));
     assertThatThrownBy(() -> runner.run(
         new LabPlan<>(new ReadInfoScenario(), List.of(stuck)), SERVER))
         .isInstanceOf(LabAbortedException.class)

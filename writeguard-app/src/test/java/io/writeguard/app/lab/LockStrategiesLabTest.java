@@ -39,7 +39,8 @@ class LockStrategiesLabTest {
 
   private LabReport run(List<String> strategies, LabSettings settings, LabServices services) {
     LabPlan<?> plan = LabRegistry.standard().scenario("readinfo").plan(strategies);
-    return new LabRunner(db, settings, new PrintWriter(progress), services).run(plan, SERVER);
+    return new LabRunner(null, db, settings, LabProgress.plain(new PrintWriter(progress), false),
+        services).run(plan, SERVER);
   }
 
   @ParameterizedTest

@@ -1,16 +1,18 @@
-package io.writeguard.lock;
+package io.writeguard.internal;
 
-import io.writeguard.internal.Checks;
 import java.time.Duration;
 
-/** Argument checks shared by the in-process lock services; messages name the bad value. */
-final class LockArguments {
+/**
+ * Argument checks shared by every lock service (in-process, Mongo, Redis), so each backend
+ * rejects the same keys and timeouts with the same messages naming the bad value. Not API.
+ */
+public final class LockArguments {
   /** Longest key shown in an error message; longer ones are cut so the log stays readable. */
   private static final int SHOWN_KEY_CHARS = 64;
 
   private LockArguments() {}
 
-  static String checkKey(String name, String key, int maxLength) {
+  public static String checkKey(String name, String key, int maxLength) {
     Checks.notBlank(name, key);
     if (key.length() > maxLength) {
       throw new IllegalArgumentException(name + " is " + key.length() + " chars, more than maxKeyLength "
@@ -20,7 +22,7 @@ final class LockArguments {
   }
 
   /** The timeout in nanoseconds; durations too long for a {@code long} wait "forever". */
-  static long checkTimeoutNanos(Duration waitTimeout) {
+  public static long checkTimeoutNanos(Duration waitTimeout) {
     Checks.positive("waitTimeout", waitTimeout);
     try {
       return waitTimeout.toNanos();
@@ -29,7 +31,7 @@ final class LockArguments {
     }
   }
 
-  static String shorten(String key) {
+  public static String shorten(String key) {
     return key.length() <= SHOWN_KEY_CHARS ? key : key.substring(0, SHOWN_KEY_CHARS) + "...";
   }
 }

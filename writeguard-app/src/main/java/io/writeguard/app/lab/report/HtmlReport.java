@@ -1,0 +1,306 @@
+package io.writeguard.app.lab.report;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.writeguard.app.lab.LabDurations;
+import io.writeguard.app.lab.LabReport;
+import io.writeguard.app.lab.StrategyResult;
+import io.writeguard.app.lab.SweepPoint;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The lab's report as one self-contained HTML page: Chart.js inlined, the report's JSON
+ * embedded, no network needed. Charts: throughput and p99 latency per strategy (bars for one
+ * client count, lines over the client counts of a sweep), and throughput relative to
+ * {@code atomic}; below them a table of lost updates and the scenario's figures per strategy
+ * and client count.
+ *
+ * <p>Nothing from the report reaches the page unescaped: text goes through
+ * {@link #escapeHtml}, the JSON through {@link #escapeJsonForScript} (so a string holding
+ * {@code </script>} cannot end the data block), and the charts draw labels on a canvas.
+ * Stateless.
+ */
+public final class HtmlReport {
+  private static final String BASELINE = "atomic";
+
+  private HtmlReport() {}
+
+  /** Writes the page for {@code report} to {@code file} (UTF-8). */
+  public static void write(Path file, LabReport report, Set<String> blind) throws IOException {
+    Files.writeString(file, render(report, blind), StandardCharsets.UTF_8);
+  }
+
+  /** The page for {@code report}; {@code blind} names strategies whose losses are expected. */
+  public static String render(LabReport report, Set<String> blind) {
+    String json;
+    try {
+      json = new ObjectMapper().writeValueAsString(report);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise the lab report", e);
+    }
+    String title = "writeguard lab: " + report.scenario();
+    StringBuilder h = new StringBuilder(300_000);
+    h.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+        .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+        .append("<title>").append(escapeHtml(title)).append("</title>\n")
+        .append("<style>\n").append(CSS).append("</style>\n")
+        .append("<script>\n").append(ChartJs.script()).append("\n</script>\n")
+        .append("</head>\n<body>\n")
+        .append("<h1>").append(escapeHtml(title)).append("</h1>\n")
+        .append("<p class=\"meta\">").append(escapeHtml(summary(report))).append("</p>\n");
+    boolean sweep = report.points().size() > 1;
+    h.append("<div class=\"charts\">\n");
+    chartBox(h, "throughput", "Throughput (acknowledged operations per second)"
+        + (sweep ? ", by client count" : ""));
+    chartBox(h, "p99", "p99 latency in ms (retries and backoff included)"
+        + (sweep ? ", by client count, log scale" : ""));
+    if (hasBaseline(report)) {
+      chartBox(h, "ratio", "Throughput relative to atomic in the same run (1.00 = atomic)");
+    }
+    h.append("</div>\n");
+    h.append("<h2>Lost updates</h2>\n")
+        .append("<p class=\"note\">Lost = acknowledged effects missing at the end (see"
+            + " docs/lab.md for each scenario's unit). Every strategy but those that exist"
+            + " to show the problem must lose nothing.</p>\n");
+    lostTable(h, report, blind);
+    h.append("<script type=\"application/json\" id=\"lab-data\">")
+        .append(escapeJsonForScript(json)).append("</script>\n")
+        .append("<script>\n").append(CHARTS).append("</script>\n")
+        .append("</body>\n</html>\n");
+    return h.toString();
+  }
+
+  private static String summary(LabReport r) {
+    List<String> parts = new ArrayList<>();
+    List<Integer> counts = r.points().stream().map(SweepPoint::clients).toList();
+    parts.add(counts.size() == 1 ? counts.get(0) + " clients"
+        : counts.stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse("")
+            + " clients (sweep)");
+    parts.add(r.docs() + " hot document" + (r.docs() == 1 ? "" : "s"));
+    parts.add(r.durationS() != null
+        ? LabDurations.format(Duration.ofMillis(Math.round(r.durationS() * 1000)))
+            + " per strategy"
+        : String.format(Locale.ROOT, "%,d operations per strategy", r.ops()));
+    if (r.rounds() > 1) {
+      parts.add(r.rounds() + " interleaved rounds, medians");
+    }
+    parts.add("seed " + r.seed());
+    if (r.balances() != null) {
+      parts.add("balance " + r.balances().initialBalance() + ", amounts 1.."
+          + r.balances().maxAmount() + ", " + r.balances().shards() + " shards");
+    }
+    parts.add("server: " + r.server().kind() + " MongoDB " + r.server().version());
+    return String.join(" \u00b7 ", parts);
+  }
+
+  private static void chartBox(StringBuilder h, String id, String caption) {
+    h.append("<figure><figcaption>").append(escapeHtml(caption))
+        .append("</figcaption><div class=\"chart\"><canvas id=\"chart-").append(id)
+        .append("\"></canvas></div></figure>\n");
+  }
+
+  private static boolean hasBaseline(LabReport report) {
+    return report.points().stream().anyMatch(p -> p.results().stream()
+        .anyMatch(r -> r.strategy().equals(BASELINE) && r.throughputOpsS() > 0));
+  }
+
+  private static void lostTable(StringBuilder h, LabReport report, Set<String> blind) {
+    Set<String> figures = new LinkedHashSet<>();
+    report.points().forEach(p -> p.results().forEach(r -> r.figures().forEach((k, v) -> {
+      if (v instanceof Long || v instanceof Integer) {
+        figures.add(k);
+      }
+    })));
+    // Lock columns only when some strategy took a lock (lock_wait_ms is set).
+    boolean locks = report.points().stream()
+        .anyMatch(p -> p.results().stream().anyMatch(r -> r.lockWaitMs() != null));
+    h.append("<table>\n<thead><tr><th>clients</th><th>strategy</th><th>acknowledged</th>"
+        + "<th>lost updates</th><th>errors</th><th>ops/s</th><th>vs atomic</th>"
+        + "<th>p50 ms</th><th>p99 ms</th><th>conflicts</th><th>retries</th>"
+        + (locks ? "<th>lock wait p99 ms</th><th>lock timeouts</th><th>fenced</th>" : "")
+        + "</tr></thead>\n<tbody>\n");
+    for (SweepPoint p : report.points()) {
+      Optional<StrategyResult> base = p.results().stream()
+          .filter(r -> r.strategy().equals(BASELINE) && r.throughputOpsS() > 0).findFirst();
+      for (StrategyResult r : p.results()) {
+        boolean bad = r.lostUpdates() > 0 && !blind.contains(r.strategy());
+        String lost = r.lostUpdates() == 0 ? "0" : String.format(Locale.ROOT, "%,d (%.1f%%)",
+            r.lostUpdates(), 100.0 * r.lostUpdates() / Math.max(1, r.expected()));
+        h.append("<tr><td>").append(p.clients()).append("</td><td>")
+            .append(escapeHtml(r.strategy()))
+            .append(blind.contains(r.strategy()) ? " <small>(shows the problem)</small>" : "")
+            .append("</td><td>").append(num(r.acknowledged()))
+            .append("</td><td class=\"").append(bad ? "bad" : r.lostUpdates() > 0 ? "warn" : "ok")
+            .append("\">").append(escapeHtml(lost))
+            .append("</td><td>").append(num(r.errors()))
+            .append("</td><td>").append(String.format(Locale.ROOT, "%,.0f", r.throughputOpsS()))
+            .append("</td><td>").append(base.map(b -> String.format(Locale.ROOT, "%.2fx",
+                r.throughputOpsS() / b.throughputOpsS())).orElse("-"))
+            .append("</td><td>").append(String.format(Locale.ROOT, "%.2f", r.latencyMs().p50()))
+            .append("</td><td>").append(String.format(Locale.ROOT, "%.2f", r.latencyMs().p99()))
+            .append("</td><td>").append(blind.contains(r.strategy()) ? "-"
+                : String.format(Locale.ROOT, "%.1f%%", 100 * r.conflictRatio()))
+            .append("</td><td>").append(num(r.retries()));
+        if (locks) {
+          h.append("</td><td>").append(r.lockWaitMs() == null ? "-"
+                  : String.format(Locale.ROOT, "%.2f", r.lockWaitMs().p99()))
+              .append("</td><td>").append(r.lockWaitMs() == null ? "-" : num(r.lockTimeouts()))
+              .append("</td><td>").append(r.lockWaitMs() == null ? "-"
+                  : num(r.fencedRejections()));
+        }
+        h.append("</td></tr>\n");
+        if (r.errorSample() != null) {
+          h.append("<tr class=\"sample\"><td></td><td colspan=\"").append(locks ? 13 : 10)
+              .append("\">e.g. ")
+              .append(escapeHtml(r.errorSample())).append("</td></tr>\n");
+        }
+      }
+    }
+    h.append("</tbody>\n</table>\n");
+    if (figures.isEmpty()) {
+      return;
+    }
+    h.append("<h2>Scenario figures</h2>\n<p class=\"note\">Named as in the JSON report;"
+        + " docs/lab.md explains each.</p>\n<table>\n<thead><tr><th>clients</th>"
+        + "<th>strategy</th>");
+    figures.forEach(f -> h.append("<th>").append(escapeHtml(f.replace('_', ' ')))
+        .append("</th>"));
+    h.append("</tr></thead>\n<tbody>\n");
+    for (SweepPoint p : report.points()) {
+      for (StrategyResult r : p.results()) {
+        h.append("<tr><td>").append(p.clients()).append("</td><td>")
+            .append(escapeHtml(r.strategy())).append("</td>");
+        for (String f : figures) {
+          Object v = r.figures().get(f);
+          h.append("<td>").append(v instanceof Number n ? num(n.longValue()) : "-")
+              .append("</td>");
+        }
+        h.append("</tr>\n");
+      }
+    }
+    h.append("</tbody>\n</table>\n");
+  }
+
+  private static String num(long v) {
+    return String.format(Locale.ROOT, "%,d", v);
+  }
+
+  /** Text safe inside HTML elements and quoted attributes. */
+  public static String escapeHtml(String s) {
+    StringBuilder out = new StringBuilder(s.length() + 16);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '&' -> out.append("&amp;");
+        case '<' -> out.append("&lt;");
+        case '>' -> out.append("&gt;");
+        case '"' -> out.append("&quot;");
+        case '\'' -> out.append("&#39;");
+        default -> out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * JSON safe inside a {@code <script>} element: {@code <}, {@code >} and {@code &} become
+   * {@code \}{@code u003c} and friends (they can only occur inside JSON strings, where the
+   * escape means the same), and so do U+2028/U+2029, which older JavaScript parsers reject.
+   */
+  public static String escapeJsonForScript(String json) {
+    StringBuilder out = new StringBuilder(json.length() + 16);
+    for (int i = 0; i < json.length(); i++) {
+      char c = json.charAt(i);
+      switch (c) {
+        case '<' -> out.append("\\u003c");
+        case '>' -> out.append("\\u003e");
+        case '&' -> out.append("\\u0026");
+        case '\u2028' -> out.append("\\u2028");
+        case '\u2029' -> out.append("\\u2029");
+        default -> out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  private static final String CSS = """
+      body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px;
+             color: #1d2330; background: #fff; }
+      h1 { font-size: 22px; margin: 0 0 4px; }
+      h2 { font-size: 17px; margin: 28px 0 6px; }
+      .meta, .note { color: #5a6275; margin: 0 0 12px; }
+      .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr));
+                gap: 18px; }
+      figure { margin: 0; border: 1px solid #e2e5ec; border-radius: 6px; padding: 10px 12px; }
+      figcaption { font-weight: 600; margin-bottom: 6px; }
+      .chart { position: relative; height: 320px; }
+      table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+      th, td { border-bottom: 1px solid #e2e5ec; padding: 4px 10px; text-align: right;
+               white-space: nowrap; }
+      th:nth-child(2), td:nth-child(2) { text-align: left; }
+      th { background: #f4f6fa; }
+      td.ok { color: #1b7f3b; } td.warn { color: #a36a00; } td.bad { color: #c0162c; font-weight: 700; }
+      tr.sample td { color: #5a6275; text-align: left; font-size: 12px; white-space: normal; }
+      """;
+
+  /** Builds the charts from the embedded JSON; strategy names only ever reach the canvas. */
+  private static final String CHARTS = """
+      (function () {
+        const report = JSON.parse(document.getElementById('lab-data').textContent);
+        const points = report.sweep || [{clients: report.clients, results: report.results}];
+        const sweep = points.length > 1;
+        const strategies = [];
+        points.forEach(p => p.results.forEach(r => {
+          if (!strategies.includes(r.strategy)) strategies.push(r.strategy);
+        }));
+        const palette = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948',
+                         '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+        const color = s => palette[strategies.indexOf(s) % palette.length];
+        const find = (p, s) => p.results.find(r => r.strategy === s);
+        const ratio = (p, r) => {
+          const base = find(p, 'atomic');
+          return base && base.throughput_ops_s > 0 ? r.throughput_ops_s / base.throughput_ops_s : null;
+        };
+        const metrics = {
+          throughput: {label: 'ops/s', value: (p, r) => r.throughput_ops_s},
+          p99: {label: 'p99 ms', value: (p, r) => r.latency_ms.p99, log: true},
+          ratio: {label: 'x atomic', value: ratio}
+        };
+        Object.entries(metrics).forEach(([id, m]) => {
+          const canvas = document.getElementById('chart-' + id);
+          if (!canvas) return;
+          const value = (p, s) => { const r = find(p, s); return r ? m.value(p, r) : null; };
+          const common = {responsive: true, maintainAspectRatio: false, animation: false};
+          if (sweep) {
+            new Chart(canvas, {type: 'line',
+              data: {labels: points.map(p => p.clients), datasets: strategies.map(s => ({
+                label: s, data: points.map(p => value(p, s)), borderColor: color(s),
+                backgroundColor: color(s), tension: 0.15, spanGaps: true}))},
+              options: Object.assign({}, common, {scales: {
+                x: {title: {display: true, text: 'clients'}},
+                y: {type: m.log ? 'logarithmic' : 'linear', beginAtZero: !m.log,
+                    title: {display: true, text: m.label}}}})
+            });
+          } else {
+            new Chart(canvas, {type: 'bar',
+              data: {labels: strategies, datasets: [{label: m.label,
+                data: strategies.map(s => value(points[0], s)),
+                backgroundColor: strategies.map(color)}]},
+              options: Object.assign({}, common, {plugins: {legend: {display: false}},
+                scales: {y: {beginAtZero: true, title: {display: true, text: m.label}}}})
+            });
+          }
+        });
+      })();
+      """;
+}

@@ -1,0 +1,239 @@
+package io.writeguard.app.serve;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.writeguard.Ticker;
+import io.writeguard.app.readinfo.MarkResult;
+import io.writeguard.app.readinfo.ReadItem;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.bson.types.ObjectId;
+
+/**
+ * The routes of {@code writeguard serve}, each a plain method on a {@link Context}:
+ *
+ * <pre>
+ * POST /docs                                      201 {"id": "<hex>"}          create, version 0
+ * GET  /docs/{id}                                 200 the document as JSON
+ * POST /docs/{id}/infos/{key}/{skey}/{i}/read     200 {"added": .., "version": ..}  mark as read
+ * GET  /health                                    200 {"status": "ok"}
+ * GET  /metrics                                   200 Prometheus text
+ * </pre>
+ *
+ * <p>Every route is wrapped by {@link #route}: it admits the request through the
+ * {@link InFlightGate} (503 once shutdown began), turns any exception into the
+ * {@link ErrorMapper}'s answer, writes and flushes the answer itself before the request counts
+ * as finished (so a graceful stop never cuts a response that was already decided), and times
+ * it for {@code writeguard_http_requests_seconds}. The {@code /docs} routes need a bearer token
+ * ({@link JwtAuth}); the user comes from it alone. Checks run in this order: identity (401),
+ * then every parameter (400), then the database (404, 409, 503), so a refused request never
+ * writes. Thread-safe.
+ */
+public final class ReadInfoApi {
+  static final String JSON = "application/json";
+
+  private final ReadInfoService service;
+  private final JwtAuth auth;
+  private final ServeMetrics metrics;
+  private final ErrorMapper errors;
+  private final InFlightGate gate;
+  private final ServeConfig config;
+  private final Ticker ticker;
+  private final ObjectMapper json;
+
+  ReadInfoApi(ReadInfoService service, JwtAuth auth, ServeMetrics metrics, ServeConfig config,
+      InFlightGate gate, Ticker ticker) {
+    this.service = service;
+    this.auth = auth;
+    this.metrics = metrics;
+    this.config = config;
+    this.errors = new ErrorMapper(config.retryAfterSeconds());
+    this.gate = gate;
+    this.ticker = ticker;
+    this.json = jsonMapper();
+  }
+
+  /**
+   * Strict JSON: a repeated key, trailing garbage or nesting deeper than 64 is a 400, not
+   * silently "last one wins".
+   */
+  static ObjectMapper jsonMapper() {
+    JsonFactory factory = JsonFactory.builder()
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build())
+        .build();
+    return JsonMapper.builder(factory)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .build();
+  }
+
+  void createDocument(Context ctx) {
+    auth.authenticate(ctx.header("Authorization"));
+    ObjectId id = service.create(readJson(ctx));
+    ctx.header("Location", "/docs/" + id.toHexString());
+    respondJson(ctx, 201, Map.of("id", id.toHexString()));
+  }
+
+  void getDocument(Context ctx) {
+    auth.authenticate(ctx.header("Authorization"));
+    ObjectId id = MarkParams.objectId(ctx.pathParam("id"));
+    respondJson(ctx, 200, service.get(id));
+  }
+
+  void markRead(Context ctx) {
+    String user = auth.authenticate(ctx.header("Authorization"));
+    ObjectId id = MarkParams.objectId(ctx.pathParam("id"));
+    ReadItem item = MarkParams.item(id, ctx.pathParam("key"), ctx.pathParam("skey"),
+        ctx.pathParam("i"));
+    String strategy = ctx.queryParam("strategy");
+    service.strategy(strategy); // 400 for an unknown name before anything is read
+    MarkResult result = service.mark(strategy, item, user);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("id", id.toHexString());
+    body.put("key", item.key());
+    body.put("skey", item.skey());
+    body.put("i", item.index());
+    body.put("user", user);
+    body.put("strategy", result.strategy());
+    body.put("added", result.added());
+    result.version().ifPresent(v -> body.put("version", v));
+    respondJson(ctx, 200, body);
+  }
+
+  /**
+   * A POST under {@code /docs/} that the mark route did not match. An empty segment
+   * ({@code /docs/ID/infos//s/0/read}) never matches a {@code {param}}, so without this the
+   * client would get a bare "no such route"; here it gets 400 naming the empty parameter.
+   * Read from the raw URI, so an encoded {@code %2F} inside a segment does not split it.
+   */
+  void unmatchedMark(Context ctx) {
+    auth.authenticate(ctx.header("Authorization"));
+    String[] parts = ctx.req().getRequestURI().split("/", -1);
+    // "", "docs", id, "infos", key, skey, i, "read"
+    if (parts.length == 8 && parts[3].equals("infos") && parts[7].equals("read")) {
+      // The same checks as the route, in the same order; an empty segment fails them.
+      ObjectId id = MarkParams.objectId(decode(parts[2]));
+      MarkParams.item(id, decode(parts[4]), decode(parts[5]), decode(parts[6]));
+    }
+    throw ApiException.notFound(null, "no route POST " + Shown.value(ctx.req().getRequestURI())
+        + " (marks go to POST /docs/{id}/infos/{key}/{skey}/{i}/read)");
+  }
+
+  private static String decode(String rawSegment) {
+    return URLDecoder.decode(rawSegment.replace("+", "%2B"), StandardCharsets.UTF_8);
+  }
+
+  void health(Context ctx) {
+    respondJson(ctx, 200, Map.of("status", "ok", "strategies", service.strategyNames(),
+        "defaultStrategy", service.defaultStrategy()));
+  }
+
+  void metrics(Context ctx) {
+    respond(ctx, 200, ServeMetrics.contentType(),
+        metrics.scrape().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The route {@code handler}, admitted, error-mapped, answered and timed; see the class doc. */
+  Handler route(String template, Handler handler) {
+    return ctx -> {
+      long start = ticker.nanoTime();
+      if (!gate.enter()) {
+        ctx.header("Connection", "close");
+        respondError(ctx, new ErrorResponse(503, "the server is shutting down", null,
+            config.retryAfterSeconds()));
+        metrics.recordRequest(ctx.method().name(), template, 503, elapsed(start));
+        return;
+      }
+      try {
+        handler.handle(ctx);
+      } catch (Exception e) {
+        respondError(ctx, errors.map(e));
+      } finally {
+        gate.leave();
+        metrics.recordRequest(ctx.method().name(), template, ctx.statusCode(), elapsed(start));
+      }
+    };
+  }
+
+  /** Answers a request that matched no route (or a Javalin-level refusal) in our error shape. */
+  void unmatched(Context ctx, int status, String message) {
+    respondError(ctx, new ErrorResponse(status, message, null, null));
+  }
+
+  private Duration elapsed(long start) {
+    return Duration.ofNanos(ticker.nanoTime() - start);
+  }
+
+  /** The body as JSON, refused with 413 past the limit and 400 when it is not JSON. */
+  private JsonNode readJson(Context ctx) {
+    long declared = ctx.req().getContentLengthLong();
+    int limit = config.maxBodyBytes();
+    if (declared > limit) {
+      throw ApiException.tooLarge(limit);
+    }
+    byte[] body;
+    try (InputStream in = ctx.req().getInputStream()) {
+      body = in.readNBytes(limit + 1);
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the request body", e);
+    }
+    if (body.length > limit) {
+      throw ApiException.tooLarge(limit);
+    }
+    if (body.length == 0) {
+      throw ApiException.badRequest("", "the body must be a JSON object {\"infos\": {...}}");
+    }
+    try {
+      return json.readTree(body);
+    } catch (JacksonException e) {
+      throw ApiException.badRequest("", "the body is not valid JSON: "
+          + Shown.value(e.getOriginalMessage()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("parsing the request body", e);
+    }
+  }
+
+  private void respondError(Context ctx, ErrorResponse error) {
+    if (error.retryAfterSeconds() != null) {
+      ctx.header("Retry-After", Integer.toString(error.retryAfterSeconds()));
+    }
+    respondJson(ctx, error.status(), error.body());
+  }
+
+  private void respondJson(Context ctx, int status, Object body) {
+    byte[] bytes;
+    try {
+      bytes = json.writeValueAsBytes(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing a JSON answer", e);
+    }
+    respond(ctx, status, JSON, bytes);
+  }
+
+  /** Writes and flushes the whole answer now, so it is on the wire before the request ends. */
+  private static void respond(Context ctx, int status, String contentType, byte[] bytes) {
+    ctx.status(status);
+    ctx.res().setContentType(contentType);
+    ctx.res().setContentLength(bytes.length);
+    try {
+      ctx.res().getOutputStream().write(bytes);
+      ctx.res().flushBuffer();
+    } catch (IOException e) {
+      // The client went away; nothing else to tell it.
+    }
+  }
+}
