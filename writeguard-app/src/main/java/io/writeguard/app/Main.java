@@ -3,8 +3,14 @@ package io.writeguard.app;
 import io.writeguard.app.cli.UsageException;
 import io.writeguard.app.lab.LabCommand;
 import io.writeguard.app.serve.ServeCommand;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** The {@code writeguard} command. Each subcommand lives in its own class. */
 @Command(
@@ -20,7 +26,8 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       TokenCommand.class,
     })
-public final class Main implements Runnable {
+public final class Main implements Callable<Integer> {
+  @Spec CommandSpec spec;
 
   public static void main(String[] args) {
     System.exit(run(args));
@@ -56,16 +63,29 @@ public final class Main implements Runnable {
     return cl;
   }
 
+  /** No command given: that is a usage error, so the help goes to stderr and the status is 2. */
   @Override
-  public void run() {
-    new CommandLine(this).usage(System.out);
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return 2;
   }
 
+  /** The POM's version, written into {@code version.properties} by the build. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
-    public String[] getVersion() {
-      String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"writeguard " + (v == null ? "dev" : v)};
+    public String[] getVersion() throws IOException {
+      return new String[] {"writeguard " + version()};
+    }
+
+    static String version() throws IOException {
+      Properties props = new Properties();
+      try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+        if (in == null) {
+          throw new IOException("version.properties is missing from the classpath: a broken build");
+        }
+        props.load(in);
+      }
+      return props.getProperty("version");
     }
   }
 }

@@ -42,8 +42,9 @@ import picocli.CommandLine.Spec;
     name = "serve",
     mixinStandardHelpOptions = true,
     description = {
-      "Serves the seed's readInfo route over HTTP: POST /docs, GET /docs/{id},",
-      "POST /docs/{id}/infos/{key}/{skey}/{i}/read, GET /health, GET /metrics.",
+      "Serves the seed's readInfo (mark as read) route over HTTP.",
+      "Routes: POST /docs, GET /docs/{id}, POST /docs/{id}/infos/{key}/{skey}/{i}/read,",
+      "GET /health, GET /metrics.",
       "Needs a JWT secret ($WRITEGUARD_JWT_SECRET or --jwt-secret-file); prints its URL on stdout."
     })
 public final class ServeCommand implements Callable<Integer> {
