@@ -33,14 +33,34 @@ import java.util.concurrent.ConcurrentHashMap;
  * writeguard.transaction.retries counter  label
  * </pre>
  * Tags are low-cardinality only: document ids and lock keys never become tags (the
- * {@link ConflictMonitor}'s hot-key list is where keys go).
+ * {@link ConflictMonitor}'s hot-key list is where keys go). Every meter carries a description
+ * (Prometheus's {@code # HELP}). The three timers publish a percentile histogram by default, so
+ * a p99 can be computed server-side across instances ({@code histogram_quantile}); turn that off
+ * with {@link Builder#percentileHistograms(boolean)}, or add fixed buckets with
+ * {@link Builder#serviceLevelObjectives(Duration...)}.
  *
  * <p>Thread-safe; meters are created once per tag set and cached.
  */
 public final class WriteGuardMetrics implements WriteGuardListener {
+  /** Prometheus's {@code # HELP} text of each meter, by name without the prefix. */
+  private static final Map<String, String> HELP = Map.ofEntries(
+      Map.entry("update.attempts", "Update attempts (each try of a versioned or locked update)"),
+      Map.entry("update.conflicts", "Attempts that found the version moved (a concurrent writer won)"),
+      Map.entry("update.retries", "Attempts retried after a conflict or a retryable error"),
+      Map.entry("update.exhausted", "Updates that ran out of attempts or time"),
+      Map.entry("update.failures", "Updates that failed for another reason (not found, validation, backend)"),
+      Map.entry("update.latency", "Time from the first attempt to the acknowledged write"),
+      Map.entry("fenced.rejections", "Writes MongoDB refused because a newer lock holder had written"),
+      Map.entry("lock.wait", "Time spent waiting for a lock, by outcome"),
+      Map.entry("lock.held", "Time a lock was held, from acquisition to release"),
+      Map.entry("lock.leases.lost", "Leases lost while held (renewal refused or lease ran out)"),
+      Map.entry("transaction.retries", "Transaction retries, by the error label that caused them"));
+
   private final MeterRegistry registry;
   private final String prefix;
   private final ConflictMonitor monitor;
+  private final boolean histograms;
+  private final Duration[] slos;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final Map<OperationScope, Boolean> gauges = new ConcurrentHashMap<>();
@@ -49,6 +69,8 @@ public final class WriteGuardMetrics implements WriteGuardListener {
     this.registry = b.registry;
     this.prefix = b.prefix;
     this.monitor = b.monitor;
+    this.histograms = b.histograms;
+    this.slos = b.slos.clone();
   }
 
   public static Builder builder(MeterRegistry registry) {
@@ -57,12 +79,17 @@ public final class WriteGuardMetrics implements WriteGuardListener {
 
   private Counter counter(String name, String... tags) {
     String id = name + String.join("\u0000", tags);
-    return counters.computeIfAbsent(id, k -> Counter.builder(prefix + "." + name).tags(tags).register(registry));
+    return counters.computeIfAbsent(id, k -> Counter.builder(prefix + "." + name).tags(tags)
+        .description(HELP.get(name)).register(registry));
   }
 
   private Timer timer(String name, String... tags) {
     String id = name + String.join("\u0000", tags);
-    return timers.computeIfAbsent(id, k -> Timer.builder(prefix + "." + name).tags(tags).register(registry));
+    return timers.computeIfAbsent(id, k -> Timer.builder(prefix + "." + name).tags(tags)
+        .description(HELP.get(name))
+        .publishPercentileHistogram(histograms)
+        .serviceLevelObjectives(slos)
+        .register(registry));
   }
 
   private Counter scoped(String name, OperationScope scope) {
@@ -136,6 +163,8 @@ public final class WriteGuardMetrics implements WriteGuardListener {
     private final MeterRegistry registry;
     private String prefix = "writeguard";
     private ConflictMonitor monitor;
+    private boolean histograms = true;
+    private Duration[] slos = new Duration[0];
 
     private Builder(MeterRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -154,6 +183,25 @@ public final class WriteGuardMetrics implements WriteGuardListener {
     /** Adds the {@code conflict.ratio} gauge, read from this monitor's sliding window. */
     public Builder conflictMonitor(ConflictMonitor monitor) {
       this.monitor = Objects.requireNonNull(monitor, "monitor");
+      return this;
+    }
+
+    /**
+     * Whether the timers ({@code update.latency}, {@code lock.wait}, {@code lock.held}) publish
+     * a percentile histogram (about 70 buckets per tag set in Prometheus); default true.
+     */
+    public Builder percentileHistograms(boolean enabled) {
+      this.histograms = enabled;
+      return this;
+    }
+
+    /** Fixed histogram buckets for the timers, e.g. your latency targets; default none. */
+    public Builder serviceLevelObjectives(Duration... slos) {
+      Objects.requireNonNull(slos, "slos");
+      for (int i = 0; i < slos.length; i++) {
+        Checks.positive("slos[" + i + "]", slos[i]);
+      }
+      this.slos = slos.clone();
       return this;
     }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.writeguard.monitor.ConflictMonitor;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
@@ -64,5 +66,61 @@ class WriteGuardMetricsTest {
     assertThat(registry.get("app.guard.update.attempts").counter().count()).isEqualTo(1);
     assertThatThrownBy(() -> WriteGuardMetrics.builder(registry).prefix("bad prefix"))
         .hasMessageContaining("'bad prefix'");
+  }
+
+  /** Every event once, so every meter exists. */
+  private static void everyEvent(WriteGuardListener l, OperationScope scope) {
+    l.onAttempt(scope, "d", 1);
+    l.onConflict(scope, "d", 1);
+    l.onRetry(scope, "d", 1, Duration.ofMillis(1));
+    l.onSuccess(scope, "d", 2, Duration.ofMillis(3));
+    l.onExhausted(scope, "d", 5, Duration.ofSeconds(1));
+    l.onFailure(scope, "d", new IllegalStateException("x"));
+    l.onFencedRejection(scope, "d", 7);
+    l.onLockWait("mongo", "k", Duration.ofMillis(2), true);
+    l.onLockReleased("mongo", "k", 7, Duration.ofMillis(4));
+    l.onLeaseLost("mongo", "k", 7);
+    l.onTransactionRetry("TransientTransactionError", 1);
+  }
+
+  @Test
+  void everyMeterHasAHelpTextInPrometheus() {
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    everyEvent(WriteGuardMetrics.builder(prometheus).conflictMonitor(monitor).build(), scope);
+    String scrape = prometheus.scrape();
+    long families = scrape.lines().filter(l -> l.startsWith("# TYPE writeguard_")).count();
+    assertThat(families).as("meter families in:%n%s", scrape).isGreaterThanOrEqualTo(12);
+    assertThat(scrape.lines().filter(l -> l.startsWith("# HELP writeguard_")))
+        .hasSize((int) families)
+        .allSatisfy(help -> assertThat(help.split(" ", 4)[3]).as(help).isNotBlank());
+  }
+
+  @Test
+  void timersPublishPercentileHistogramsSoP99IsVisibleInPrometheus() {
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    everyEvent(WriteGuardMetrics.builder(prometheus).build(), scope);
+    String scrape = prometheus.scrape();
+    for (String timer : new String[] {"update_latency", "lock_wait", "lock_held"}) {
+      assertThat(scrape).as(timer).contains("writeguard_" + timer + "_seconds_bucket{");
+    }
+  }
+
+  @Test
+  void histogramsCanBeTurnedOffAndFixedBucketsAdded() {
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    everyEvent(WriteGuardMetrics.builder(prometheus).percentileHistograms(false)
+        .serviceLevelObjectives(Duration.ofMillis(50)).build(), scope);
+    String scrape = prometheus.scrape();
+    assertThat(scrape.lines().filter(l -> l.startsWith("writeguard_update_latency_seconds_bucket{")))
+        .as("only the 50 ms objective and +Inf").hasSize(2)
+        .anySatisfy(l -> assertThat(l).contains("le=\"0.05\""));
+  }
+
+  @Test
+  void aBadServiceLevelObjectiveIsRefusedByName() {
+    assertThatThrownBy(() -> WriteGuardMetrics.builder(registry)
+        .serviceLevelObjectives(Duration.ofMillis(10), Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("slos[1]").hasMessageContaining("PT0S");
   }
 }
