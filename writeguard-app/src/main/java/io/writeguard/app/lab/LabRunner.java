@@ -152,7 +152,7 @@ public final class LabRunner {
 
   /** Everything one driven run left behind for counting. */
   private record Driven<O>(ScenarioRun<O> run, List<ClientLoop<O>> loops, StrategyStats stats,
-      long elapsedNanos) {}
+      long elapsedNanos, boolean exclusiveLock) {}
 
   private <O> Driven<O> drive(Scenario<O> scenario, LabStrategy<O> strategy,
       MongoCollection<Document> coll, RunControl control, long totalOps, String phase,
@@ -220,7 +220,7 @@ public final class LabRunner {
           + "' (after " + acked + " acknowledged operations), so it has no result"
           + (fatal instanceof LabAbortedException ? "" : ": " + fatal), fatal);
     }
-    return new Driven<>(run, loops, stats, elapsed);
+    return new Driven<>(run, loops, stats, elapsed, impl.holdsExclusiveLock());
   }
 
   /** Every client gets its own stream; every strategy gets the same streams. */
@@ -283,7 +283,8 @@ public final class LabRunner {
     return new StrategyResult(name, acked, v.lost(), errors,
         round(acked / seconds, 1), ms, round(stats.conflictRatio(), 4), stats.retries(),
         stats.attempts(), stats.conflicts(), v.expected(), v.visible(), round(seconds, 3), sample,
-        lockWait, stats.lockTimeouts(), stats.fencedRejections(), v.figures());
+        lockWait, stats.lockTimeouts(), stats.fencedRejections(),
+        driven.exclusiveLock ? stats.conflicts() + stats.fencedRejections() : 0, v.figures());
   }
 
   private static double millis(long micros) {
