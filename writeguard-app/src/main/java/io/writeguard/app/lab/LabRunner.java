@@ -175,7 +175,7 @@ public final class LabRunner {
       if (run != null) {
         run.close();
       }
-      String what = ServerGone.is(e) ? "MongoDB stopped answering" : "the run failed";
+      String what = ServerGone.is(e) ? ServerGone.describe(e) : "the run failed";
       throw new LabAbortedException(what + " while setting up strategy '" + strategy.name()
           + "' (" + phase + "), so it has no result: " + e, e);
     }
@@ -213,7 +213,7 @@ public final class LabRunner {
     if (fatal != null) {
       run.close();
       long acked = loops.stream().mapToLong(ClientLoop::acknowledged).sum();
-      String what = ServerGone.is(fatal) ? "MongoDB stopped answering"
+      String what = ServerGone.is(fatal) ? ServerGone.describe(fatal)
           : fatal instanceof LabAbortedException ? fatal.getMessage()
           : "the run failed";
       throw new LabAbortedException(what + " while " + phase + " strategy '" + strategy.name()

@@ -31,7 +31,7 @@ import org.bson.types.ObjectId;
  * GET  /docs/{id}                                 200 the document as JSON
  * POST /docs/{id}/infos/{key}/{skey}/{i}/read     200 {"added": .., "version": ..}  mark as read
  * GET  /health/live                               200 {"status": "ok"} while the process serves
- * GET  /health/ready, /health                     200 {"status": "ready", "checks": {..}}, or
+ * GET  /health/ready, /health                     200 {"status": "ok", "checks": {..}}, or
  *                                                 503 {"status": "unavailable", ..} when
  *                                                 MongoDB (or Redis, when in use) is down
  * GET  /metrics                                   200 Prometheus text
@@ -153,7 +153,7 @@ public final class ReadInfoApi {
     Map<String, String> checks = service.readiness();
     boolean ready = checks.values().stream().allMatch("ok"::equals);
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", ready ? "ready" : "unavailable");
+    body.put("status", ready ? "ok" : "unavailable");
     body.put("checks", checks);
     body.put("strategies", service.strategyNames());
     body.put("defaultStrategy", service.defaultStrategy());
