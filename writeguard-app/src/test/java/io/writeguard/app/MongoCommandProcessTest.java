@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.writeguard.testing.TestMongo;
 import com.mongodb.client.MongoCollection;
 import java.io.BufferedReader;
 import java.io.File;
@@ -96,7 +97,7 @@ class MongoCommandProcessTest {
   }
 
   private static void insertAndRead(String uri) {
-    try (MongoClient client = MongoClients.create(uri)) {
+    try (MongoClient client = MongoClients.create(TestMongo.settings(uri))) {
       MongoCollection<Document> docs = client.getDatabase("shared").getCollection("docs");
       docs.insertOne(new Document("_id", 1).append("from", "test"));
       assertThat(docs.find(eq("_id", 1)).first().getString("from")).isEqualTo("test");

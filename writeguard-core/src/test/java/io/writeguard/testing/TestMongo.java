@@ -1,17 +1,28 @@
 package io.writeguard.testing;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import io.writeguard.embedded.EmbeddedMongo;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The MongoDB that integration tests run against: the server named by {@code MONGODB_URI}
  * when it is set, otherwise one embedded server started once per test JVM. Each call to
  * {@link #freshDatabase(String)} returns a database no other test uses.
+ *
+ * <p>The shared client bounds every wait ({@link #TIMEOUT} for connecting, each reply and a
+ * pooled connection), so a stalled server fails a test instead of hanging it; the bound is
+ * generous because the tests run on a loaded machine.
  */
 public final class TestMongo {
+  /** The bound of every wait of the shared client. */
+  public static final Duration TIMEOUT = Duration.ofSeconds(60);
+
   private static final AtomicInteger counter = new AtomicInteger();
   private static volatile MongoClient client;
   private static volatile boolean embedded;
@@ -24,12 +35,23 @@ public final class TestMongo {
     if (c == null) {
       synchronized (TestMongo.class) {
         if (client == null) {
-          client = MongoClients.create(uri());
+          client = MongoClients.create(settings(uri()));
         }
         c = client;
       }
     }
     return c;
+  }
+
+  /** Settings for a client of {@code uri} with every wait bounded by {@link #TIMEOUT}. */
+  public static MongoClientSettings settings(String uri) {
+    int millis = (int) TIMEOUT.toMillis();
+    return MongoClientSettings.builder()
+        .applyConnectionString(new ConnectionString(uri))
+        .applyToSocketSettings(s -> s.connectTimeout(millis, TimeUnit.MILLISECONDS)
+            .readTimeout(millis, TimeUnit.MILLISECONDS))
+        .applyToConnectionPoolSettings(p -> p.maxWaitTime(millis, TimeUnit.MILLISECONDS))
+        .build();
   }
 
   /** The connection string of the server under test. */

@@ -1,9 +1,23 @@
 package io.writeguard.app.cli;
 
+import io.writeguard.app.lab.LabDurations;
+import java.time.Duration;
 import picocli.CommandLine.Option;
 
-/** {@code --mongo-uri}, defaulting to {@code MONGODB_URI}; absent means the embedded server. */
+/**
+ * {@code --mongo-uri}, defaulting to {@code MONGODB_URI}; absent means the embedded server.
+ * {@code --mongo-timeout} bounds every wait on the server (see {@link MongoTarget}).
+ */
 public final class MongoOptions {
+
+  @Option(
+      names = "--mongo-timeout",
+      paramLabel = "TIME",
+      defaultValue = "5s",
+      description = "Longest wait for one MongoDB reply, connection or pooled connection; a"
+          + " stalled server fails an operation after at most about twice this (default:"
+          + " ${DEFAULT-VALUE}; socketTimeoutMS in the URI wins for replies)")
+  String mongoTimeout = "5s";
 
   @Option(
       names = "--mongo-uri",
@@ -17,7 +31,12 @@ public final class MongoOptions {
     return mongoUri == null || mongoUri.isBlank() ? null : mongoUri;
   }
 
+  /** The {@code --mongo-timeout} given. */
+  public Duration timeout() {
+    return LabDurations.parse("--mongo-timeout", mongoTimeout, false);
+  }
+
   public MongoTarget open(int maxPoolSize) {
-    return MongoTarget.open(uri(), maxPoolSize);
+    return MongoTarget.open(uri(), maxPoolSize, timeout());
   }
 }

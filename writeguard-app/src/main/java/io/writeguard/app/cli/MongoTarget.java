@@ -6,14 +6,31 @@ import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.writeguard.embedded.EmbeddedMongo;
+import io.writeguard.internal.Checks;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 
 /**
  * The MongoDB a command talks to: the server named by a URI, or an embedded one started for
  * the life of this object. Closing it closes the client and stops an embedded server.
+ *
+ * <p>Every wait of the client is bounded, so a server that stalls without closing its
+ * connections (paused, partitioned) fails operations instead of holding them for as long as
+ * it stalls: the connect timeout, the socket read timeout and the pool's checkout wait are
+ * all {@code timeout} (a {@code socketTimeoutMS} or {@code connectTimeoutMS} in the URI
+ * wins), and server selection waits 3 s unless the URI says otherwise. An operation on a
+ * stalled server therefore fails after one read timeout, or two when the driver retries it
+ * once (retryable reads and writes), plus server selection. A socket read timeout is a
+ * {@code MongoSocketReadTimeoutException}: the library treats a write that ends with it as
+ * outcome-unknown and never re-applies it blindly. The driver's client-wide operation timeout
+ * ({@code timeoutMS}) is not used: it would also bound a whole cursor, and the audit and the
+ * lab's counting read whole collections.
  */
 public final class MongoTarget implements AutoCloseable {
+  /** The bound of every wait when none is given. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
   private final MongoClient client;
   private final EmbeddedMongo embedded;
   private final String uri;
@@ -30,28 +47,55 @@ public final class MongoTarget implements AutoCloseable {
    * @throws UsageException naming the URI when it is malformed or no server answers it
    */
   public static MongoTarget open(String uri, int maxPoolSize) {
-    if (uri == null || uri.isBlank()) {
-      EmbeddedMongo server = EmbeddedMongo.start();
-      return new MongoTarget(connect(server.uri(), maxPoolSize), server, server.uri());
-    }
-    return new MongoTarget(connect(uri, maxPoolSize), null, uri);
+    return open(uri, maxPoolSize, DEFAULT_TIMEOUT);
   }
 
-  private static MongoClient connect(String uri, int maxPoolSize) {
+  /** The same, with {@code timeout} as the bound of every wait (see the class comment). */
+  public static MongoTarget open(String uri, int maxPoolSize, Duration timeout) {
+    if (uri == null || uri.isBlank()) {
+      EmbeddedMongo server = EmbeddedMongo.start();
+      try {
+        return new MongoTarget(connect(server.uri(), maxPoolSize, timeout), server, server.uri());
+      } catch (RuntimeException e) {
+        server.close();
+        throw e;
+      }
+    }
+    return new MongoTarget(connect(uri, maxPoolSize, timeout), null, uri);
+  }
+
+  /**
+   * Client settings for {@code connection} with every wait bounded by {@code timeout} (see the
+   * class comment). Public so that every client the project builds can use the same bounds.
+   */
+  public static MongoClientSettings settings(ConnectionString connection, int maxPoolSize,
+      Duration timeout) {
+    int millis = Math.toIntExact(Checks.positive("timeout", timeout).toMillis());
+    return MongoClientSettings.builder()
+        .applyConnectionString(connection)
+        .applyToClusterSettings(c -> c.serverSelectionTimeout(
+            connection.getServerSelectionTimeout() == null ? 3000 : connection.getServerSelectionTimeout(),
+            TimeUnit.MILLISECONDS))
+        .applyToSocketSettings(s -> s
+            .connectTimeout(connection.getConnectTimeout() == null ? millis
+                : connection.getConnectTimeout(), TimeUnit.MILLISECONDS)
+            .readTimeout(connection.getSocketTimeout() == null ? millis
+                : connection.getSocketTimeout(), TimeUnit.MILLISECONDS))
+        .applyToConnectionPoolSettings(p -> p
+            .maxSize(Math.max(maxPoolSize, 1))
+            .maxWaitTime(connection.getMaxWaitTime() == null ? millis
+                : connection.getMaxWaitTime(), TimeUnit.MILLISECONDS))
+        .build();
+  }
+
+  private static MongoClient connect(String uri, int maxPoolSize, Duration timeout) {
     ConnectionString connection;
     try {
       connection = new ConnectionString(uri);
     } catch (IllegalArgumentException e) {
       throw new UsageException("malformed MongoDB URI '" + uri + "': " + e.getMessage(), e);
     }
-    MongoClientSettings settings = MongoClientSettings.builder()
-        .applyConnectionString(connection)
-        .applyToClusterSettings(c -> c.serverSelectionTimeout(
-            connection.getServerSelectionTimeout() == null ? 3000 : connection.getServerSelectionTimeout(),
-            TimeUnit.MILLISECONDS))
-        .applyToConnectionPoolSettings(p -> p.maxSize(Math.max(maxPoolSize, 1)))
-        .build();
-    MongoClient client = MongoClients.create(settings);
+    MongoClient client = MongoClients.create(settings(connection, maxPoolSize, timeout));
     try {
       client.getDatabase("admin").runCommand(new Document("ping", 1));
     } catch (MongoException e) {

@@ -1,13 +1,22 @@
 package io.writeguard.app.lab;
 
+import com.mongodb.MongoException;
+import io.lettuce.core.RedisException;
 import io.writeguard.Ticker;
+import io.writeguard.internal.Backoff;
+import io.writeguard.lock.LockBackendException;
+import java.time.Duration;
+import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
  * One client: waits for the start gate, then sends operations until the run says stop,
- * timing each acknowledged one. Runs on its own thread; its counters are read by the runner
+ * timing each acknowledged one. After a backend error (a MongoDB, Redis or lock-server
+ * failure that does not end the run) it backs off before its next operation, full jitter from
+ * 1 ms doubling to 100 ms while the errors go on, so a failing backend is not hammered with
+ * tens of thousands of operations a second; a success resets the backoff. Runs on its own thread; its counters are read by the runner
  * only after the thread ended, except {@link #completed()}, which is published for the
  * runner's stall watch.
  */
@@ -24,6 +33,10 @@ final class ClientLoop<O> implements Runnable {
   private long errors;
   private String errorSample;
   private volatile long completed;
+  private static final Backoff BACKEND_BACKOFF =
+      Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(100));
+  private final SplittableRandom jitter = new SplittableRandom();
+  private int backendErrorsInARow;
 
   ClientLoop(ClientWorkload<O> workload, Strategy<O> strategy, Ticker ticker,
       RunControl control, CountDownLatch gate, long quota) {
@@ -68,6 +81,7 @@ final class ClientLoop<O> implements Runnable {
         latencyMicros.recordValue(Math.max(1, micros));
         workload.acknowledged(op);
         acknowledged++;
+        backendErrorsInARow = 0;
       } catch (RuntimeException e) {
         if (ServerGone.is(e)) {
           control.fail(e);
@@ -77,12 +91,40 @@ final class ClientLoop<O> implements Runnable {
         if (errorSample == null) {
           errorSample = e.toString();
         }
+        if (isBackendError(e) && !backOff()) {
+          return;
+        }
       }
       done++;
       completed = done;
       if (Thread.currentThread().isInterrupted()) {
         return;
       }
+    }
+  }
+
+  private static boolean isBackendError(Throwable error) {
+    int depth = 0;
+    for (Throwable t = error; t != null && depth < 32;
+        t = t.getCause() == t ? null : t.getCause(), depth++) {
+      if (t instanceof MongoException || t instanceof RedisException
+          || t instanceof LockBackendException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Sleeps the next backoff; false when interrupted (the interrupt is kept). */
+  private boolean backOff() {
+    backendErrorsInARow++;
+    long nanos = BACKEND_BACKOFF.fullJitterNanos(backendErrorsInARow, jitter);
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

@@ -264,6 +264,11 @@ public final class LabCommand implements Callable<Integer> {
         if (r.lostUpdates() > 0 && !blind.contains(r.strategy())) {
           failed.add(r.strategy() + " lost " + r.lostUpdates() + " acknowledged update(s)" + at);
         }
+        if (r.lockViolations() > 0) {
+          failed.add(r.strategy() + " met " + r.lockViolations() + " lock violation(s)" + at
+              + " (a conflict or fenced rejection while holding a lock that should be"
+              + " exclusive)");
+        }
         long violations = r.figure(Verification.VIOLATIONS, 0);
         if (violations > 0) {
           failed.add(r.strategy() + " broke an invariant " + violations + " time(s)" + at

@@ -152,7 +152,7 @@ public final class LabRunner {
 
   /** Everything one driven run left behind for counting. */
   private record Driven<O>(ScenarioRun<O> run, List<ClientLoop<O>> loops, StrategyStats stats,
-      long elapsedNanos) {}
+      long elapsedNanos, boolean exclusiveLock) {}
 
   private <O> Driven<O> drive(Scenario<O> scenario, LabStrategy<O> strategy,
       MongoCollection<Document> coll, RunControl control, long totalOps, String phase,
@@ -175,7 +175,7 @@ public final class LabRunner {
       if (run != null) {
         run.close();
       }
-      String what = ServerGone.is(e) ? "MongoDB stopped answering" : "the run failed";
+      String what = ServerGone.is(e) ? ServerGone.describe(e) : "the run failed";
       throw new LabAbortedException(what + " while setting up strategy '" + strategy.name()
           + "' (" + phase + "), so it has no result: " + e, e);
     }
@@ -213,14 +213,14 @@ public final class LabRunner {
     if (fatal != null) {
       run.close();
       long acked = loops.stream().mapToLong(ClientLoop::acknowledged).sum();
-      String what = ServerGone.is(fatal) ? "MongoDB stopped answering"
+      String what = ServerGone.is(fatal) ? ServerGone.describe(fatal)
           : fatal instanceof LabAbortedException ? fatal.getMessage()
           : "the run failed";
       throw new LabAbortedException(what + " while " + phase + " strategy '" + strategy.name()
           + "' (after " + acked + " acknowledged operations), so it has no result"
           + (fatal instanceof LabAbortedException ? "" : ": " + fatal), fatal);
     }
-    return new Driven<>(run, loops, stats, elapsed);
+    return new Driven<>(run, loops, stats, elapsed, impl.holdsExclusiveLock());
   }
 
   /** Every client gets its own stream; every strategy gets the same streams. */
@@ -283,7 +283,8 @@ public final class LabRunner {
     return new StrategyResult(name, acked, v.lost(), errors,
         round(acked / seconds, 1), ms, round(stats.conflictRatio(), 4), stats.retries(),
         stats.attempts(), stats.conflicts(), v.expected(), v.visible(), round(seconds, 3), sample,
-        lockWait, stats.lockTimeouts(), stats.fencedRejections(), v.figures());
+        lockWait, stats.lockTimeouts(), stats.fencedRejections(),
+        driven.exclusiveLock ? stats.conflicts() + stats.fencedRejections() : 0, v.figures());
   }
 
   private static double millis(long micros) {

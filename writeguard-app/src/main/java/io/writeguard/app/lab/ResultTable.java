@@ -12,7 +12,7 @@ public final class ResultTable {
   private static final String[] COLUMNS = {"strategy", "acked", "lost", "errors", "ops/s",
       "vs atomic", "p50 ms", "p99 ms", "max ms", "conflicts", "retries"};
   /** Shown only when some strategy took locks. */
-  private static final String[] LOCK_COLUMNS = {"lock p99 ms", "lock t/o"};
+  private static final String[] LOCK_COLUMNS = {"lock p99 ms", "lock t/o", "lock viol."};
   private static final String BASELINE = "atomic";
 
   private ResultTable() {}
@@ -44,7 +44,8 @@ public final class ResultTable {
    */
   public static String render(LabReport report, Set<String> blind) {
     Optional<StrategyResult> baseline = report.result(BASELINE);
-    boolean locks = report.results().stream().anyMatch(r -> r.lockWaitMs() != null);
+    boolean locks = report.results().stream()
+        .anyMatch(r -> r.lockWaitMs() != null || r.lockViolations() > 0);
     List<String[]> rows = new ArrayList<>();
     rows.add(locks ? withLockColumns(COLUMNS, LOCK_COLUMNS) : COLUMNS);
     for (StrategyResult r : report.results()) {
@@ -70,7 +71,9 @@ public final class ResultTable {
         String[] row = rows.remove(rows.size() - 1);
         rows.add(withLockColumns(row, new String[] {
             r.lockWaitMs() == null ? "-" : ms(r.lockWaitMs().p99()),
-            r.lockWaitMs() == null ? "-" : String.format(Locale.ROOT, "%,d", r.lockTimeouts())}));
+            r.lockWaitMs() == null ? "-" : String.format(Locale.ROOT, "%,d", r.lockTimeouts()),
+            r.lockWaitMs() == null && r.lockViolations() == 0 ? "-"
+                : String.format(Locale.ROOT, "%,d", r.lockViolations())}));
       }
     }
     int[] width = new int[rows.get(0).length];

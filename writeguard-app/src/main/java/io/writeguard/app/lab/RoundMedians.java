@@ -39,7 +39,7 @@ public final class RoundMedians {
     }
     StrategyResult first = rounds.get(0);
     long acked = 0, lost = 0, errors = 0, retries = 0, attempts = 0, conflicts = 0;
-    long expected = 0, visible = 0, lockTimeouts = 0, fenced = 0;
+    long expected = 0, visible = 0, lockTimeouts = 0, fenced = 0, violations = 0;
     double elapsed = 0;
     double maxMs = 0;
     String sample = null;
@@ -68,6 +68,7 @@ public final class RoundMedians {
       p99.add(r.latencyMs().p99());
       lockTimeouts += r.lockTimeouts();
       fenced += r.fencedRejections();
+      violations += r.lockViolations();
       if (r.lockWaitMs() != null) {
         lockWaits.add(r.lockWaitMs());
       }
@@ -79,7 +80,7 @@ public final class RoundMedians {
     return new StrategyResult(first.strategy(), acked, lost, errors, median(throughput),
         new LatencyMs(median(p50), median(p99), maxMs), ratio, retries, attempts, conflicts,
         expected, visible, Math.round(elapsed * 1000) / 1000.0, sample, lockWait(lockWaits),
-        lockTimeouts, fenced, figures);
+        lockTimeouts, fenced, violations, figures);
   }
 
   /** Lock waits folded like latencies, or null when no round took a lock. */

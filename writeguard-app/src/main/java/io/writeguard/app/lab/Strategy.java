@@ -17,6 +17,16 @@ public interface Strategy<O> extends AutoCloseable {
   void apply(O op);
 
   /**
+   * True for a strategy that holds an exclusive lock around each operation and writes under
+   * it without any other check: a conflict or a fenced rejection it meets then means the lock
+   * let two writers in at once, and the lab counts it in {@code lock_violations} and fails
+   * the run. Default: false.
+   */
+  default boolean holdsExclusiveLock() {
+    return false;
+  }
+
+  /**
    * Releases what the strategy opened for its run (lock services, connections). The runner
    * calls it once, after the run's last operation. Default: nothing.
    */

@@ -32,13 +32,17 @@ import java.util.Objects;
  *     took no lock
  * @param lockTimeouts lock waits that ran out (each also an error)
  * @param fencedRejections writes MongoDB refused because a newer lock holder had written
+ * @param lockViolations for a strategy that holds an exclusive lock around each operation:
+ *     conflicts and fenced rejections it met while holding it, each a sign that the lock (or
+ *     its fence) let two writers in at once; any fails the run. 0 for other strategies
  * @param figures scenario-specific figures ({@link Verification#figures()}) and, over several
  *     rounds, the per-round values; written as further fields of the result after the ones
  *     above
  */
 @JsonPropertyOrder({"strategy", "acknowledged", "lost_updates", "errors", "throughput_ops_s",
     "latency_ms", "conflict_ratio", "retries", "attempts", "conflicts", "expected", "visible",
-    "elapsed_s", "error_sample", "lock_wait_ms", "lock_timeouts", "fenced_rejections"})
+    "elapsed_s", "error_sample", "lock_wait_ms", "lock_timeouts", "fenced_rejections",
+    "lock_violations"})
 public record StrategyResult(
     @JsonProperty("strategy") String strategy,
     @JsonProperty("acknowledged") long acknowledged,
@@ -57,11 +61,23 @@ public record StrategyResult(
     @JsonProperty("lock_wait_ms") LatencyMs lockWaitMs,
     @JsonProperty("lock_timeouts") long lockTimeouts,
     @JsonProperty("fenced_rejections") long fencedRejections,
+    @JsonProperty("lock_violations") long lockViolations,
     @JsonIgnore Map<String, Object> figures) {
 
   public StrategyResult {
     figures = Collections.unmodifiableMap(
         new LinkedHashMap<>(Objects.requireNonNull(figures, "figures")));
+  }
+
+  /** A result without lock violations. */
+  public StrategyResult(String strategy, long acknowledged, long lostUpdates, long errors,
+      double throughputOpsS, LatencyMs latencyMs, double conflictRatio, long retries,
+      long attempts, long conflicts, long expected, long visible, double elapsedS,
+      String errorSample, LatencyMs lockWaitMs, long lockTimeouts, long fencedRejections,
+      Map<String, Object> figures) {
+    this(strategy, acknowledged, lostUpdates, errors, throughputOpsS, latencyMs, conflictRatio,
+        retries, attempts, conflicts, expected, visible, elapsedS, errorSample, lockWaitMs,
+        lockTimeouts, fencedRejections, 0, figures);
   }
 
   /** A result of a strategy that took no lock, without scenario-specific figures. */
@@ -70,7 +86,7 @@ public record StrategyResult(
       long attempts, long conflicts, long expected, long visible, double elapsedS,
       String errorSample) {
     this(strategy, acknowledged, lostUpdates, errors, throughputOpsS, latencyMs, conflictRatio,
-        retries, attempts, conflicts, expected, visible, elapsedS, errorSample, null, 0, 0,
+        retries, attempts, conflicts, expected, visible, elapsedS, errorSample, null, 0, 0, 0,
         Map.of());
   }
 

@@ -34,11 +34,13 @@ import org.bson.conversions.Bson;
  * seed's version lacks, both cheap:
  *
  * <ul>
- *   <li>The replace is filtered on the version read and writes version + 1. Under the lock no
- *       holder can move it, so this costs nothing; but a writer that does not take the lock
- *       (an {@code atomic} or {@code optimistic} mark during a configuration change, a script)
- *       then makes the replace miss instead of being erased by it. A miss re-reads under the
- *       same lock, up to the retry policy's attempts.
+ *   <li>The replace writes version + 1 and, unless
+ *       {@link MarkReadDeps#versionFilterUnderLock()} is off, is filtered on the version read.
+ *       Under the lock no holder can move it, so this costs nothing; but a writer that does
+ *       not take the lock (an {@code atomic} or {@code optimistic} mark during a configuration
+ *       change, a script) then makes the replace miss instead of being erased by it. A miss
+ *       re-reads under the same lock, up to the retry policy's attempts. The lab turns the
+ *       filter off, so that only the lock and its fence protect the write.
  *   <li>A fenced write refused as stale (this holder's lease ran out, a newer holder wrote)
  *       wrote nothing; the mark takes the lock again and starts over, at most
  *       {@value #MAX_FENCED_REJECTIONS} times.
@@ -57,6 +59,7 @@ final class LockedMarkRead implements MarkReadStrategy {
     /** The document, or null when there is none. */
     Document read(LockHandle lock, Object id);
 
+    /** Replaces the document; {@code versionFilter} null: fenced only. */
     Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement);
   }
 
@@ -72,6 +75,7 @@ final class LockedMarkRead implements MarkReadStrategy {
   private final int maxAttempts;
   private final Runnable betweenReadAndWrite;
   private final VersionPolicy versions = VersionPolicy.defaults();
+  private final boolean filterOnVersion;
 
   private LockedMarkRead(String name, MarkReadDeps deps, LockService locks, boolean fenced) {
     this.name = name;
@@ -85,6 +89,7 @@ final class LockedMarkRead implements MarkReadStrategy {
     this.maxAttempts = deps.retryPolicy().maxAttempts();
     this.betweenReadAndWrite = deps.betweenReadAndWrite();
     this.access = fenced ? fencedAccess(deps) : plainAccess();
+    this.filterOnVersion = fenced && deps.versionFilterUnderLock();
   }
 
   /** {@code local-lock}: in-process lock, plain find and replace by {@code _id} (the seed's fix). */
@@ -128,7 +133,8 @@ final class LockedMarkRead implements MarkReadStrategy {
           }
           long next = read.isPresent() ? read.getAsLong() + 1 : 1;
           doc.put(versions.field(), next);
-          Bson versionFilter = read.isPresent()
+          Bson versionFilter = !filterOnVersion ? null
+              : read.isPresent()
               ? eq(versions.field(), read.getAsLong())
               : exists(versions.field(), false);
           switch (access.replace(lock, id, versionFilter, doc)) {
@@ -219,7 +225,9 @@ final class LockedMarkRead implements MarkReadStrategy {
 
       @Override
       public Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement) {
-        return writer.replaceOne(lock, id, versionFilter, replacement);
+        return versionFilter == null
+            ? writer.replaceOne(lock, id, replacement)
+            : writer.replaceOne(lock, id, versionFilter, replacement);
       }
     };
   }

@@ -43,6 +43,7 @@ public final class MarkReadDeps {
   private final Duration lockWait;
   private final Ticker ticker;
   private final Runnable betweenReadAndWrite;
+  private final boolean versionFilterUnderLock;
 
   private MarkReadDeps(Builder b) {
     this.collection = b.collection;
@@ -57,6 +58,7 @@ public final class MarkReadDeps {
     this.lockWait = b.lockWait;
     this.ticker = b.ticker;
     this.betweenReadAndWrite = b.betweenReadAndWrite;
+    this.versionFilterUnderLock = b.versionFilterUnderLock;
   }
 
   /** Deps for marks on {@code collection} (write concern must be acknowledged). */
@@ -110,6 +112,14 @@ public final class MarkReadDeps {
     return ticker;
   }
 
+  /**
+   * Whether the lease-lock strategies also filter their fenced replace on the version read
+   * (true by default, see {@link Builder#versionFilterUnderLock}).
+   */
+  public boolean versionFilterUnderLock() {
+    return versionFilterUnderLock;
+  }
+
   /** Run by the read-change-write strategies between their read and their write (tests). */
   Runnable betweenReadAndWrite() {
     return betweenReadAndWrite;
@@ -128,6 +138,7 @@ public final class MarkReadDeps {
     private Duration lockWait = Duration.ofSeconds(5);
     private Ticker ticker = Ticker.system();
     private Runnable betweenReadAndWrite = () -> {};
+    private boolean versionFilterUnderLock = true;
 
     private Builder(MongoCollection<Document> collection) {
       this.collection = Objects.requireNonNull(collection, "collection must not be null");
@@ -199,6 +210,19 @@ public final class MarkReadDeps {
      */
     public Builder betweenReadAndWrite(Runnable hook) {
       this.betweenReadAndWrite = Objects.requireNonNull(hook, "betweenReadAndWrite must not be null");
+      return this;
+    }
+
+    /**
+     * Whether {@code mongo-lock} and {@code redis-lock} filter their fenced replace on the
+     * version read as well as on the fence. Default true: the service mixes strategies per
+     * request, and the filter keeps a writer that bypasses the lock from being erased. The lab
+     * turns it off to write the way a user of a lock does, fenced only, so that a lock or fence
+     * that lets two writers in shows up as lost updates or fenced rejections instead of being
+     * absorbed by the version check.
+     */
+    public Builder versionFilterUnderLock(boolean on) {
+      this.versionFilterUnderLock = on;
       return this;
     }
 

@@ -128,7 +128,13 @@ final class DocumentBody {
         if (node.isIntegralNumber()) {
           throw ApiException.badRequest(at, "integer out of the int64 range: " + node.asText());
         }
-        return node.doubleValue();
+        double d = node.doubleValue();
+        if (!Double.isFinite(d)) {
+          // 1e999999 parses as Infinity; stored, it would read back as the string "Infinity".
+          throw ApiException.badRequest(at, "number out of the double range: "
+              + printable(abbreviate(node.asText())));
+        }
+        return d;
       case ARRAY: {
         List<Object> list = new ArrayList<>();
         int i = 0;
@@ -171,6 +177,10 @@ final class DocumentBody {
   /** A JSON Pointer (RFC 6901) one level below {@code at}; control characters shown as '?'. */
   static String pointer(String at, String name) {
     return at + "/" + printable(name).replace("~", "~0").replace("/", "~1");
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 40 ? s : s.substring(0, 40) + "...";
   }
 
   private static String printable(String s) {

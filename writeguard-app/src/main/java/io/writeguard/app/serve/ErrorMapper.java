@@ -1,10 +1,12 @@
 package io.writeguard.app.serve;
 
+import com.mongodb.MongoConnectionPoolClearedException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
 import io.writeguard.app.readinfo.MarkReadException;
 import io.writeguard.app.readinfo.NoSuchDocumentException;
 import io.writeguard.app.readinfo.NoSuchItemException;
+import io.lettuce.core.RedisException;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockTimeoutException;
@@ -25,17 +27,26 @@ import org.slf4j.LoggerFactory;
  * NoSuchDocumentException, DocumentNotFoundException   404  field id
  * NoSuchItemException                  404  field i (the item; a mark never creates one)
  * MarkReadException                    409  the item's read is not a list (no Retry-After)
+ * WriteOutcomeUnknownException         503  Retry-After: a mark is idempotent, so retrying is safe
+ * a backend outage anywhere in the cause chain (below)   503  Retry-After: "database unavailable"
+ *                                      or "lock service unavailable", never 409
  * RetriesExhaustedException            409  Retry-After: the document is hot, nothing written
  * StaleLockException                   409  Retry-After: a newer lock holder wrote first
  * LockTimeoutException                 503  Retry-After: the lock was busy for the whole wait
- * LockBackendException                 503  Retry-After: the lock server failed
- * WriteOutcomeUnknownException         503  Retry-After: a mark is idempotent, so retrying is safe
  * WriteGuardInterruptedException       503  Retry-After: a wait was interrupted (shutdown)
- * MongoTimeoutException, MongoSocketException   503  Retry-After: the database is unreachable
  * anything else                        500  "internal error" (the stack trace goes to the log only)
  * </pre>
  *
- * Messages of our own exceptions name keys, attempts and times, never data from other users;
+ * <p>A backend outage is a {@code MongoSocketException} (read timeouts of a stalled server
+ * included), a {@code MongoTimeoutException} (server selection, pool checkout, operation
+ * timeout), a {@code MongoConnectionPoolClearedException}, a {@link LockBackendException} or a
+ * Lettuce {@code RedisException}, found on the error itself or on any of its causes: a
+ * {@code RetriesExhaustedException} whose last cause was a socket timeout, or an
+ * {@code UpdateFailedException} caused by one, is an outage and not contention. An outage is
+ * logged as one line (what and why), never as a stack trace: a stalled database would
+ * otherwise fill the log with one trace per request.
+ *
+ * <p>Messages of our own exceptions name keys, attempts and times, never data from other users;
  * the 500 message is fixed, so nothing internal leaks. Thread-safe (immutable).
  */
 public final class ErrorMapper {
@@ -73,6 +84,18 @@ public final class ErrorMapper {
     if (error instanceof DocumentNotFoundException) {
       return new ErrorResponse(404, "no such document", "id", null);
     }
+    if (error instanceof WriteOutcomeUnknownException) {
+      log.warn("write outcome unknown: {}", oneLine(error));
+      return retry(503, "the database did not confirm the write; marking is idempotent, so"
+          + " retrying is safe");
+    }
+    Throwable outage = outage(error);
+    if (outage != null) {
+      boolean lock = outage instanceof LockBackendException || outage instanceof RedisException;
+      log.warn("{} unavailable: {}", lock ? "lock service" : "database", oneLine(error));
+      // The details (a URI?) stay in the log.
+      return retry(503, lock ? "lock service unavailable" : "database unavailable");
+    }
     if (error instanceof RetriesExhaustedException e) {
       return retry(409, "the document is busy: " + e.getMessage());
     }
@@ -82,24 +105,40 @@ public final class ErrorMapper {
     if (error instanceof LockTimeoutException e) {
       return retry(503, e.getMessage());
     }
-    if (error instanceof LockBackendException e) {
-      log.warn("lock backend failed", e);
-      return retry(503, "lock service unavailable"); // the details (a URI?) stay in the log
-    }
-    if (error instanceof WriteOutcomeUnknownException e) {
-      log.warn("write outcome unknown", e);
-      return retry(503, "the database did not confirm the write; marking is idempotent, so"
-          + " retrying is safe");
-    }
     if (error instanceof WriteGuardInterruptedException) {
       return retry(503, "the server is shutting down");
     }
-    if (error instanceof MongoTimeoutException || error instanceof MongoSocketException) {
-      log.warn("database unreachable", error);
-      return retry(503, "database unavailable");
-    }
     log.error("request failed", error);
     return new ErrorResponse(500, "internal error", null, null);
+  }
+
+  /** The first backend outage on {@code error} or its causes, or null when there is none. */
+  static Throwable outage(Throwable error) {
+    int depth = 0;
+    for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+      if (t instanceof MongoSocketException || t instanceof MongoTimeoutException
+          || t instanceof MongoConnectionPoolClearedException
+          || t instanceof LockBackendException || t instanceof RedisException) {
+        return t;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return null;
+  }
+
+  /** The error and its causes' messages on one line, for a log without stack traces. */
+  static String oneLine(Throwable error) {
+    StringBuilder b = new StringBuilder(String.valueOf(error));
+    int depth = 0;
+    for (Throwable t = error.getCause(); t != null && depth < 8; t = t.getCause(), depth++) {
+      b.append(" <- ").append(t);
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return b.toString().replace('\n', ' ').replace('\r', ' ');
   }
 
   private ErrorResponse retry(int status, String message) {

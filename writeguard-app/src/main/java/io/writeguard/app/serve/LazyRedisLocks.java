@@ -1,5 +1,6 @@
 package io.writeguard.app.serve;
 
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.writeguard.app.cli.RedisTarget;
 import io.writeguard.app.cli.UsageException;
 import io.writeguard.lock.LockBackendException;
@@ -33,6 +34,8 @@ final class LazyRedisLocks implements LockService {
   private RedisTarget target;
   private volatile RedisLockService delegate;
   private boolean closed;
+  /** The readiness probe's connection, opened on the first probe. */
+  private StatefulRedisConnection<String, String> probe;
 
   /** {@code uri} null means "start an embedded Redis when first needed". */
   LazyRedisLocks(String uri, WriteGuardListener listener) {
@@ -80,6 +83,27 @@ final class LazyRedisLocks implements LockService {
     return delegate;
   }
 
+  /** True once Redis is connected (a URI was given, or a redis-lock request started it). */
+  boolean inUse() {
+    return delegate != null;
+  }
+
+  /**
+   * Sends {@code PING} on a connection kept for this purpose; bounded by the URI's command
+   * timeout (5 s), and failing at once while the connection is down.
+   *
+   * @throws RuntimeException (Lettuce's) when Redis does not answer
+   */
+  synchronized void ping() {
+    if (closed || target == null) {
+      throw new LockBackendException("the redis lock service is not connected", null);
+    }
+    if (probe == null) {
+      probe = target.client().connect();
+    }
+    probe.sync().ping();
+  }
+
   private RedisLockService service() {
     RedisLockService d = delegate;
     return d != null ? d : connect();
@@ -103,6 +127,10 @@ final class LazyRedisLocks implements LockService {
   @Override
   public synchronized void close() {
     closed = true;
+    if (probe != null) {
+      probe.closeAsync();
+      probe = null;
+    }
     if (delegate != null) {
       delegate.close();
       delegate = null;

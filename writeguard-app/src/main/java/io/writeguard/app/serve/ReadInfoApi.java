@@ -30,7 +30,10 @@ import org.bson.types.ObjectId;
  * POST /docs                                      201 {"id": "<hex>"}          create, version 0
  * GET  /docs/{id}                                 200 the document as JSON
  * POST /docs/{id}/infos/{key}/{skey}/{i}/read     200 {"added": .., "version": ..}  mark as read
- * GET  /health                                    200 {"status": "ok"}
+ * GET  /health/live                               200 {"status": "ok"} while the process serves
+ * GET  /health/ready, /health                     200 {"status": "ok", "checks": {..}}, or
+ *                                                 503 {"status": "unavailable", ..} when
+ *                                                 MongoDB (or Redis, when in use) is down
  * GET  /metrics                                   200 Prometheus text
  * </pre>
  *
@@ -137,9 +140,27 @@ public final class ReadInfoApi {
     return URLDecoder.decode(rawSegment.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
+  /** Liveness: the process serves requests; says nothing about MongoDB or Redis. */
+  void live(Context ctx) {
+    respondJson(ctx, 200, Map.of("status", "ok"));
+  }
+
+  /**
+   * Readiness ({@code /health/ready}, and {@code /health}): 200 when every backend the service
+   * uses answers, else 503 with {@code Retry-After}, naming which check failed.
+   */
   void health(Context ctx) {
-    respondJson(ctx, 200, Map.of("status", "ok", "strategies", service.strategyNames(),
-        "defaultStrategy", service.defaultStrategy()));
+    Map<String, String> checks = service.readiness();
+    boolean ready = checks.values().stream().allMatch("ok"::equals);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", ready ? "ok" : "unavailable");
+    body.put("checks", checks);
+    body.put("strategies", service.strategyNames());
+    body.put("defaultStrategy", service.defaultStrategy());
+    if (!ready) {
+      ctx.header("Retry-After", String.valueOf(config.retryAfterSeconds()));
+    }
+    respondJson(ctx, ready ? 200 : 503, body);
   }
 
   void metrics(Context ctx) {

@@ -67,6 +67,8 @@ public final class ReadInfoServer implements AutoCloseable {
       cfg.routes.post(mark, api.route(mark, api::markRead));
       cfg.routes.post("/docs/<rest>", api.route("/docs/<rest>", api::unmatchedMark));
       cfg.routes.get("/health", api.route("/health", api::health));
+      cfg.routes.get("/health/ready", api.route("/health/ready", api::health));
+      cfg.routes.get("/health/live", api.route("/health/live", api::live));
       cfg.routes.get("/metrics", api.route("/metrics", api::metrics));
       cfg.routes.exception(HttpResponseException.class,
           (e, ctx) -> api.unmatched(ctx, e.getStatus(), Shown.value(e.getMessage())));

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.bson.Document;
 import org.bson.types.ObjectId;
 
@@ -35,10 +36,13 @@ import org.bson.types.ObjectId;
 public final class ReadInfoService {
   /** Strategies whose first step writes (a fencing claim); see {@link #requireItem}. */
   private static final Set<String> FENCED = Set.of("mongo-lock", "redis-lock");
+  /** The {@code _id} the MongoDB readiness check looks up; no document has it. */
+  private static final String READINESS_PROBE_ID = "writeguard:readiness";
 
   private final MongoCollection<Document> collection;
   private final Map<String, MarkReadStrategy> strategies;
   private final String defaultStrategy;
+  private final Map<String, BooleanSupplier> readinessChecks;
 
   /**
    * @param strategies the strategies requests may name, by name
@@ -46,6 +50,23 @@ public final class ReadInfoService {
    */
   public ReadInfoService(MongoCollection<Document> collection,
       Map<String, MarkReadStrategy> strategies, String defaultStrategy) {
+    this(collection, strategies, defaultStrategy, Map.of());
+  }
+
+  /**
+   * The same, with readiness checks besides MongoDB's, by name: each throws when its backend
+   * does not answer, and returns false when it does not apply now (e.g. Redis while no Redis
+   * strategy is in use); see {@link #readiness()}.
+   */
+  public ReadInfoService(MongoCollection<Document> collection,
+      Map<String, MarkReadStrategy> strategies, String defaultStrategy,
+      Map<String, BooleanSupplier> readinessChecks) {
+    this.readinessChecks = new LinkedHashMap<>();
+    this.readinessChecks.put("mongodb", () -> {
+      collection.find(eq("_id", READINESS_PROBE_ID)).projection(new Document("_id", 1)).first();
+      return true;
+    });
+    this.readinessChecks.putAll(readinessChecks);
     this.collection = Objects.requireNonNull(collection, "collection");
     this.strategies = Map.copyOf(new LinkedHashMap<>(strategies));
     if (!strategies.containsKey(defaultStrategy)) {
@@ -53,6 +74,27 @@ public final class ReadInfoService {
           + ", was '" + defaultStrategy + "'");
     }
     this.defaultStrategy = defaultStrategy;
+  }
+
+  /**
+   * Runs every readiness check, one after the other: {@code mongodb} (one indexed
+   * {@code find} on the collection, bounded by the client's timeouts) and those given at
+   * construction (Redis when a Redis strategy is in use). Thread-safe.
+   *
+   * @return per check that applies, {@code "ok"} or {@code "down: <kind of error>"}, in order
+   */
+  public Map<String, String> readiness() {
+    Map<String, String> result = new LinkedHashMap<>();
+    readinessChecks.forEach((name, check) -> {
+      try {
+        if (check.getAsBoolean()) {
+          result.put(name, "ok");
+        }
+      } catch (RuntimeException e) {
+        result.put(name, "down: " + e.getClass().getSimpleName());
+      }
+    });
+    return result;
   }
 
   /** Inserts a document with the body's {@code infos} at version 0 and returns its new id. */

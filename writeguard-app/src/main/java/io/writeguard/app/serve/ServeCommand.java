@@ -149,7 +149,15 @@ public final class ServeCommand implements Callable<Integer> {
       for (String name : MarkReadStrategies.NAMES) {
         strategies.put(name, MarkReadStrategies.create(name, deps));
       }
-      ReadInfoService service = new ReadInfoService(docs, strategies, strategy);
+      LazyRedisLocks redisForReadiness = redisLocks;
+      ReadInfoService service = new ReadInfoService(docs, strategies, strategy,
+          Map.of("redis", () -> {
+            if (!redisForReadiness.inUse()) {
+              return false; // no Redis strategy has run: nothing to be ready for
+            }
+            redisForReadiness.ping();
+            return true;
+          }));
       try {
         server = ReadInfoServer.start(config, service, new JwtAuth(secret), metrics);
       } catch (IllegalStateException e) {

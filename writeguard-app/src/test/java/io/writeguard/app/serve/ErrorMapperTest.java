@@ -7,6 +7,13 @@ import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.update.WriteOutcomeUnknownException;
 import java.time.Duration;
+import com.mongodb.MongoSocketReadTimeoutException;
+import com.mongodb.ServerAddress;
+import io.writeguard.lock.StaleLockException;
+import io.writeguard.update.RetriesExhaustedException;
+import io.writeguard.update.UpdateFailedException;
+import java.net.SocketTimeoutException;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** The mappings the HTTP tests cannot cause on demand; never a class name or a cause's text. */
@@ -21,6 +28,31 @@ class ErrorMapperTest {
         4L, new RuntimeException("socket"))));
     assertRetry(mapper.map(new WriteGuardInterruptedException("waiting", new InterruptedException())));
     Thread.interrupted(); // the exception restored the flag on this thread; clear it
+  }
+
+  @Test
+  void anExhaustedOrFailedUpdateCausedByAnOutageIs503NotContention() {
+    // The bug: optimistic on a stalled MongoDB retried transient read errors until its budget
+    // ran out and answered 409 "the document is busy", blaming contention for an outage.
+    MongoSocketReadTimeoutException stalled = new MongoSocketReadTimeoutException(
+        "Timeout while receiving message", new ServerAddress(), new SocketTimeoutException());
+    assertRetry(mapper.map(new RetriesExhaustedException("docs", "k", 7, Duration.ofSeconds(12),
+        RetriesExhaustedException.Budget.DEADLINE, OptionalLong.of(3), stalled)));
+    assertRetry(mapper.map(new UpdateFailedException("docs", "k", 1, Duration.ofSeconds(1),
+        "failed", new MongoTimeoutException("no server"))));
+    // Contention without an outage stays 409.
+    ErrorResponse busy = mapper.map(new RetriesExhaustedException("docs", "k", 30,
+        Duration.ofSeconds(1), RetriesExhaustedException.Budget.ATTEMPTS, OptionalLong.of(3),
+        null));
+    assertThat(busy.status()).isEqualTo(409);
+  }
+
+  @Test
+  void anOutageIsLoggedAsOneLine() {
+    String line = ErrorMapper.oneLine(new RetriesExhaustedException("docs", "k", 2,
+        Duration.ZERO, RetriesExhaustedException.Budget.ATTEMPTS, OptionalLong.empty(),
+        new MongoTimeoutException("no\nserver")));
+    assertThat(line).contains("MongoTimeoutException").doesNotContain("\n", "\tat ");
   }
 
   @Test

@@ -186,6 +186,9 @@ class ServeApiTest {
     assertBadBody("{\"infos\": {\"k\": {\"s\": [{\"read\": [\"bob\", \"bob\"]}]}}}", "/infos/k/s/0/read/1");
     assertBadBody("{\"infos\": {\"k\": {\"s\": [{\"x\": {\"$set\": 1}}]}}}", "/infos/k/s/0/x/$set");
     assertBadBody("{\"infos\": {\"k\": {\"s\": [{\"n\": 123456789012345678901234567890}]}}}", "/infos/k/s/0/n");
+    // The bug: 1e999999 was stored as Infinity and read back as the string "Infinity".
+    assertBadBody("{\"infos\": {\"k\": {\"s\": [{\"n\": 1e999999}]}}}", "/infos/k/s/0/n");
+    assertBadBody("{\"infos\": {\"k\": {\"s\": [{\"m\": [1, -1e999999]}]}}}", "/infos/k/s/0/m/1");
     assertThat(serve.docs.countDocuments()).as("nothing inserted").isEqualTo(1);
   }
 
@@ -279,6 +282,9 @@ class ServeApiTest {
     HttpResponse<String> r = serve.get("/health", null);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(ServeFixture.json(r).get("status").asText()).isEqualTo("ok");
+    assertThat(ServeFixture.json(r).get("checks").get("mongodb").asText()).isEqualTo("ok");
+    assertThat(serve.get("/health/ready", null).statusCode()).isEqualTo(200);
+    assertThat(serve.get("/health/live", null).statusCode()).isEqualTo(200);
   }
 
   private List<Object> readList(String doc, String key, String skey, int i) {

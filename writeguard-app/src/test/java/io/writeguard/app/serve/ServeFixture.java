@@ -53,7 +53,12 @@ final class ServeFixture implements AutoCloseable {
 
   /** {@code tune} may change the strategies' deps (retry policy, lock wait, hooks). */
   ServeFixture(String hint, Consumer<MarkReadDeps.Builder> tune, ServeConfig config) {
-    db = TestMongo.freshDatabase(hint);
+    this(TestMongo.freshDatabase(hint), tune, config);
+  }
+
+  /** The same on {@code db} (e.g. reached through a proxy that can stall). */
+  ServeFixture(MongoDatabase db, Consumer<MarkReadDeps.Builder> tune, ServeConfig config) {
+    this.db = db;
     docs = db.getCollection("docs");
     mongoLocks = MongoLeaseLockService.builder(db, "docs_locks").listener(metrics.listener()).build();
     redisLocks = new LazyRedisLocks(TestRedis.uri(), metrics.listener());

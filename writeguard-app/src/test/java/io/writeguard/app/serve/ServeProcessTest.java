@@ -146,7 +146,7 @@ class ServeProcessTest {
     MarkHammer hammer = new MarkHammer(urls,
         user -> tokens.computeIfAbsent(user, u -> auth.issue(u, Duration.ofMinutes(10))));
     hammer.run(id, strategy, MarkHammer.clicks(strategy.hashCode(), users, perUser, items), 12);
-    try (MongoClient client = MongoClients.create(TestMongo.uri())) {
+    try (MongoClient client = MongoClients.create(TestMongo.settings(TestMongo.uri()))) {
       Document doc = client.getDatabase(database).getCollection("docs")
           .find(eq("_id", new ObjectId(id))).first();
       return new Result(hammer, hammer.lostMarks(doc, items));

@@ -5,6 +5,7 @@ import io.writeguard.app.lab.Strategy;
 import io.writeguard.app.lab.StrategyContext;
 import io.writeguard.app.readinfo.MarkReadDeps;
 import io.writeguard.app.readinfo.MarkReadStrategies;
+import io.writeguard.lock.LockService;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.redis.RedisLockService;
 import com.mongodb.client.MongoCollection;
@@ -13,6 +14,12 @@ import com.mongodb.client.MongoDatabase;
 /**
  * The lab's lock strategies and {@code adaptive}: each run gets lock services of its own,
  * reporting lock waits to the run's listener, and closes them at the end.
+ *
+ * <p>The lease-lock strategies write the way a user of a lock does: a fenced read and a fenced
+ * replace, without a version filter ({@link MarkReadDeps.Builder#versionFilterUnderLock}).
+ * Then only the lock and its fence stand between two writers, so a lock that lets two holders
+ * in loses marks or meets fenced rejections, both of which fail the run, instead of being
+ * rescued by a version check that would merely count a conflict.
  *
  * <ul>
  *   <li>{@code local-lock}: a {@code LocalLockService} (one process only);
@@ -37,7 +44,9 @@ final class LockReadInfo {
   private LockReadInfo() {}
 
   static Strategy<Mark> local(StrategyContext context) {
-    return SharedReadInfo.create("local-lock", context, OptimisticReadInfo.POLICY, () -> {});
+    return new SharedReadInfo(MarkReadStrategies.create("local-lock",
+        SharedReadInfo.deps(context, OptimisticReadInfo.POLICY, () -> {}).build()), () -> {},
+        true);
   }
 
   static Strategy<Mark> adaptive(StrategyContext context) {
@@ -53,9 +62,7 @@ final class LockReadInfo {
         .listener(context.listener())
         .build();
     try {
-      MarkReadDeps deps = SharedReadInfo.deps(context, OptimisticReadInfo.POLICY, () -> {})
-          .mongoLocks(locks).build();
-      return new SharedReadInfo(MarkReadStrategies.create("mongo-lock", deps), () -> {
+      return fenced("mongo-lock", context, locks, () -> {
         locks.close();
         lockCollection.drop();
       });
@@ -75,12 +82,33 @@ final class LockReadInfo {
         .listener(context.listener())
         .build();
     try {
-      MarkReadDeps deps = SharedReadInfo.deps(context, OptimisticReadInfo.POLICY, () -> {})
-          .redisLocks(locks).build();
-      return new SharedReadInfo(MarkReadStrategies.create("redis-lock", deps), locks::close);
+      return fenced("redis-lock", context, locks, locks::close);
     } catch (RuntimeException e) {
       locks.close();
       throw e;
     }
+  }
+
+  /**
+   * Lease-lock strategy {@code name} ({@code mongo-lock} or {@code redis-lock}) on
+   * {@code locks}: fenced read and fenced replace without a version filter, an exclusive-lock
+   * strategy for the lab's {@code lock_violations}. Tests plug a broken lock in here.
+   */
+  static Strategy<Mark> fenced(String name, StrategyContext context, LockService locks,
+      AutoCloseable resources) {
+    return fenced(name, context, locks, resources, () -> {});
+  }
+
+  /** The same, running {@code betweenReadAndWrite} between each fenced read and its write. */
+  static Strategy<Mark> fenced(String name, StrategyContext context, LockService locks,
+      AutoCloseable resources, Runnable betweenReadAndWrite) {
+    MarkReadDeps.Builder deps = SharedReadInfo.deps(context, OptimisticReadInfo.POLICY,
+        betweenReadAndWrite).versionFilterUnderLock(false);
+    if (name.equals("redis-lock")) {
+      deps.redisLocks(locks);
+    } else {
+      deps.mongoLocks(locks);
+    }
+    return new SharedReadInfo(MarkReadStrategies.create(name, deps.build()), resources, true);
   }
 }

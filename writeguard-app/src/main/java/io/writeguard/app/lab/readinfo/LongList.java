@@ -20,6 +20,10 @@ final class LongList {
     }
   }
 
+  int size() {
+    return size;
+  }
+
   /** The values sorted with duplicates removed, as a new array. */
   long[] sortedDistinct() {
     long[] copy = Arrays.copyOf(values, size);

@@ -82,9 +82,11 @@ final class ReadInfoDocs {
             continue;
           }
           for (Object user : read) {
-            int client = ReadInfoLayout.parseUser(user);
-            if (client >= 0) {
-              into.add(ReadInfoLayout.code(id[0], (int) id[1], ReadInfoLayout.item(k, s, i), client));
+            int[] made = ReadInfoLayout.parseUser(user);
+            if (made != null && id[0] < ReadInfoLayout.MAX_GENERATIONS
+                && id[1] < ReadInfoLayout.MAX_DOCS) {
+              into.add(ReadInfoLayout.code(id[0], (int) id[1], ReadInfoLayout.item(k, s, i),
+                  made[0], made[1]));
             }
           }
         }

@@ -14,12 +14,18 @@ import java.util.regex.Pattern;
  *            k1: ..., k2: ..., k3: ... } }
  * }</pre>
  *
- * <p>4 keys x 2 skeys x 4 items = 32 items per document; user {@code u<n>} is client n.
- * Ids are {@code g<generation>-d<slot>}: slot is one of the {@code --docs} hot documents,
- * generation says which of its successive incarnations (see {@link HotDocuments}).
+ * <p>4 keys x 2 skeys x 4 items = 32 items per document. Ids are {@code g<generation>-d<slot>}:
+ * slot is one of the {@code --docs} hot documents, generation says which of its successive
+ * incarnations (see {@link HotDocuments}).
+ *
+ * <p>Every click is a mark of its own, so a mark that a strategy lost cannot be restored by a
+ * later click and hide the loss: client n's first click on an item marks it as user
+ * {@code u<n>}, its second click on the same item of the same document as {@code u<n>r1}, its
+ * third as {@code u<n>r2}, and so on.
  *
  * <p>A mark is packed into a {@code long} so a run's ledger of millions of acknowledged marks
- * stays a sorted primitive array: generation (32 bits), slot (10), item (8), user (14).
+ * stays a sorted primitive array: generation (26 bits), slot (10), item (5), client (10),
+ * repeat (13).
  */
 final class ReadInfoLayout {
   static final List<String> KEYS = List.of("k0", "k1", "k2", "k3");
@@ -29,10 +35,18 @@ final class ReadInfoLayout {
 
   /** Hot documents at a time, and clients: the most the mark code has room for. */
   static final int MAX_DOCS = 1 << 10;
-  static final int MAX_CLIENTS = 1 << 14;
+  static final int MAX_CLIENTS = 1 << 10;
+  /** Generations the mark code has room for. */
+  static final long MAX_GENERATIONS = 1L << 26;
+  /**
+   * Clicks of one client on one item of one document the mark code has room for. A generation
+   * has {@code 16 x clients <= 16384} operations over 32 items, so a client would have to click
+   * one item a quarter of all of them to run out.
+   */
+  static final int MAX_REPEATS = 1 << 13;
 
   private static final Pattern ID = Pattern.compile("g(\\d{1,10})-d(\\d{1,4})");
-  private static final Pattern USER = Pattern.compile("u(\\d{1,5})");
+  private static final Pattern USER = Pattern.compile("u(\\d{1,4})(?:r(\\d{1,4}))?");
 
   private ReadInfoLayout() {}
 
@@ -40,16 +54,28 @@ final class ReadInfoLayout {
     return "g" + generation + "-d" + slot;
   }
 
-  static String user(int client) {
-    return "u" + client;
+  /** The user id of client {@code client}'s click number {@code repeat + 1} on one item. */
+  static String user(int client, int repeat) {
+    return repeat == 0 ? "u" + client : "u" + client + "r" + repeat;
   }
 
   static int item(int key, int skey, int index) {
     return (key * SKEYS.size() + skey) * ITEMS_PER_LIST + index;
   }
 
-  static long code(long generation, int slot, int item, int user) {
-    return generation << 32 | (long) slot << 22 | (long) item << 14 | user;
+  /**
+   * The code of one mark.
+   *
+   * @throws IllegalStateException when the generation or the repeat is beyond the code's room
+   */
+  static long code(long generation, int slot, int item, int client, int repeat) {
+    if (generation >= MAX_GENERATIONS || repeat >= MAX_REPEATS) {
+      throw new IllegalStateException("readinfo mark code out of room: generation " + generation
+          + " (max " + (MAX_GENERATIONS - 1) + "), repeat " + repeat + " (max "
+          + (MAX_REPEATS - 1) + ")");
+    }
+    return generation << 38 | (long) slot << 28 | (long) item << 23 | (long) client << 13
+        | repeat;
   }
 
   /** The generation and slot of a document id, or null for an id this layout never makes. */
@@ -64,16 +90,24 @@ final class ReadInfoLayout {
     return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))};
   }
 
-  /** The client number of a user id, or -1 for an id no client has. */
-  static int parseUser(Object user) {
+  /**
+   * The client number and repeat of a user id, or null for an id no client makes (a leading
+   * zero, a client or repeat beyond the code's room, an explicit {@code r0}).
+   */
+  static int[] parseUser(Object user) {
     if (!(user instanceof String s)) {
-      return -1;
+      return null;
     }
     Matcher m = USER.matcher(s);
     if (!m.matches()) {
-      return -1;
+      return null;
     }
-    int n = Integer.parseInt(m.group(1));
-    return n < MAX_CLIENTS ? n : -1;
+    int client = Integer.parseInt(m.group(1));
+    int repeat = m.group(2) == null ? 0 : Integer.parseInt(m.group(2));
+    if (client >= MAX_CLIENTS || repeat >= MAX_REPEATS || m.group(2) != null && repeat == 0
+        || !user(client, repeat).equals(s)) {
+      return null;
+    }
+    return new int[] {client, repeat};
   }
 }

@@ -14,11 +14,12 @@ import org.bson.Document;
  * One strategy's run of {@code readinfo}: hands out operations across the generations of hot
  * documents and, at the end, counts exactly which acknowledged marks the documents hold.
  *
- * <p>Counting: every client records the code of each mark the server acknowledged. At the
- * end the codes of all clients are sorted and deduplicated (a user who clicked the same item
- * twice made one mark), the documents are read and their marks decoded the same way, and
- * {@code visible} is the number of acknowledged codes found in the documents. Exact, and
- * independent of the strategy under test. Thread-safe.
+ * <p>Counting: every click is a mark no other click makes (a repeated click carries its repeat
+ * in the user id), and every client records the code of each mark the server acknowledged.
+ * At the end the documents are read and their marks decoded the same way; {@code expected} is
+ * the number of acknowledged operations and {@code visible} the number of them whose mark is
+ * in the documents. One operation, one mark, one check: a lost mark cannot be restored by a
+ * later click, and the count is independent of the strategy under test. Thread-safe.
  */
 final class ReadInfoRun implements ScenarioRun<Mark> {
   /** Operations per client per generation of hot documents (see {@link HotDocuments}). */
@@ -61,6 +62,11 @@ final class ReadInfoRun implements ScenarioRun<Mark> {
       all.addAll(((ReadInfoClient) c).acknowledgedCodes());
     }
     long[] expected = all.sortedDistinct();
+    if (expected.length != all.size()) {
+      // Every operation has a code of its own; two acknowledged codes alike is a lab bug.
+      throw new IllegalStateException((all.size() - expected.length)
+          + " acknowledged readinfo operations share a mark code");
+    }
 
     LongList present = new LongList();
     for (Document doc : collection.find()) {

@@ -17,10 +17,17 @@ import java.util.Objects;
 final class SharedReadInfo implements Strategy<Mark> {
   private final MarkReadStrategy strategy;
   private final AutoCloseable resources;
+  private final boolean exclusiveLock;
 
   SharedReadInfo(MarkReadStrategy strategy, AutoCloseable resources) {
+    this(strategy, resources, false);
+  }
+
+  /** {@code exclusiveLock}: see {@link Strategy#holdsExclusiveLock()}. */
+  SharedReadInfo(MarkReadStrategy strategy, AutoCloseable resources, boolean exclusiveLock) {
     this.strategy = Objects.requireNonNull(strategy, "strategy");
     this.resources = Objects.requireNonNull(resources, "resources");
+    this.exclusiveLock = exclusiveLock;
   }
 
   /** The lab's defaults: its listener and ticker, the given retry policy and hook. */
@@ -44,6 +51,11 @@ final class SharedReadInfo implements Strategy<Mark> {
   @Override
   public void apply(Mark mark) {
     strategy.mark(new ReadItem(mark.docId(), mark.key(), mark.skey(), mark.index()), mark.user());
+  }
+
+  @Override
+  public boolean holdsExclusiveLock() {
+    return exclusiveLock;
   }
 
   @Override

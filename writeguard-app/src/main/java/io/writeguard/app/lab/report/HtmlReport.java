@@ -123,11 +123,13 @@ public final class HtmlReport {
     })));
     // Lock columns only when some strategy took a lock (lock_wait_ms is set).
     boolean locks = report.points().stream()
-        .anyMatch(p -> p.results().stream().anyMatch(r -> r.lockWaitMs() != null));
+        .anyMatch(p -> p.results().stream()
+            .anyMatch(r -> r.lockWaitMs() != null || r.lockViolations() > 0));
     h.append("<table>\n<thead><tr><th>clients</th><th>strategy</th><th>acknowledged</th>"
         + "<th>lost updates</th><th>errors</th><th>ops/s</th><th>vs atomic</th>"
         + "<th>p50 ms</th><th>p99 ms</th><th>conflicts</th><th>retries</th>"
-        + (locks ? "<th>lock wait p99 ms</th><th>lock timeouts</th><th>fenced</th>" : "")
+        + (locks ? "<th>lock wait p99 ms</th><th>lock timeouts</th><th>fenced</th>"
+            + "<th>lock violations</th>" : "")
         + "</tr></thead>\n<tbody>\n");
     for (SweepPoint p : report.points()) {
       Optional<StrategyResult> base = p.results().stream()
@@ -156,11 +158,14 @@ public final class HtmlReport {
                   : String.format(Locale.ROOT, "%.2f", r.lockWaitMs().p99()))
               .append("</td><td>").append(r.lockWaitMs() == null ? "-" : num(r.lockTimeouts()))
               .append("</td><td>").append(r.lockWaitMs() == null ? "-"
-                  : num(r.fencedRejections()));
+                  : num(r.fencedRejections()))
+              .append("</td><td class=\"").append(r.lockViolations() > 0 ? "bad" : "ok")
+              .append("\">").append(r.lockWaitMs() == null && r.lockViolations() == 0 ? "-"
+                  : num(r.lockViolations()));
         }
         h.append("</td></tr>\n");
         if (r.errorSample() != null) {
-          h.append("<tr class=\"sample\"><td></td><td colspan=\"").append(locks ? 13 : 10)
+          h.append("<tr class=\"sample\"><td></td><td colspan=\"").append(locks ? 14 : 10)
               .append("\">e.g. ")
               .append(escapeHtml(r.errorSample())).append("</td></tr>\n");
         }

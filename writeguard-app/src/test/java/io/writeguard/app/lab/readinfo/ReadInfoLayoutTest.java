@@ -13,17 +13,21 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class ReadInfoLayoutTest {
 
-  private static final Gen<Long> GENERATIONS = Gen.longs(0, Integer.MAX_VALUE);
+  private static final Gen<Long> GENERATIONS = Gen.longs(0, ReadInfoLayout.MAX_GENERATIONS - 1);
   private static final Gen<Integer> SLOTS = Gen.ints(0, ReadInfoLayout.MAX_DOCS - 1);
 
   @PropertyTest
   @MethodSource("generationsSlotsItemsAndUsers")
-  void markCodesAreDistinctPerDocumentItemAndUser(long gen, int slot, int item, int user) {
-    long code = ReadInfoLayout.code(gen, slot, item, user);
-    assertThat(code >>> 32).isEqualTo(gen);
-    assertThat((code >>> 22) & 0x3FF).isEqualTo(slot);
-    assertThat((code >>> 14) & 0xFF).isEqualTo(item);
-    assertThat(code & 0x3FFF).isEqualTo(user);
+  void markCodesAreDistinctPerDocumentItemUserAndRepeat(long gen, int slot, int item, int user,
+      int repeat) {
+    long code = ReadInfoLayout.code(gen, slot, item, user, repeat);
+    assertThat(code >>> 38).isEqualTo(gen);
+    assertThat((code >>> 28) & 0x3FF).isEqualTo(slot);
+    assertThat((code >>> 23) & 0x1F).isEqualTo(item);
+    assertThat((code >>> 13) & 0x3FF).isEqualTo(user);
+    assertThat(code & 0x1FFF).isEqualTo(repeat);
+    assertThat(ReadInfoLayout.parseUser(ReadInfoLayout.user(user, repeat)))
+        .containsExactly(user, repeat);
   }
 
   @PropertyTest
@@ -39,8 +43,8 @@ class ReadInfoLayoutTest {
     if (!text.matches("g\\d{1,10}-d\\d{1,4}")) {
       assertThat(ReadInfoLayout.parseDocId(text)).isNull();
     }
-    if (!text.matches("u\\d{1,5}")) {
-      assertThat(ReadInfoLayout.parseUser(text)).isEqualTo(-1);
+    if (!text.matches("u(0|[1-9]\\d{0,3})(r[1-9]\\d{0,3})?")) {
+      assertThat(ReadInfoLayout.parseUser(text)).isNull();
     }
   }
 
@@ -53,9 +57,9 @@ class ReadInfoLayoutTest {
     ReadInfoDocs.collectMarks(doc, none);
     assertThat(none.sortedDistinct()).isEmpty();
 
-    long code = ReadInfoLayout.code(5, 2, ReadInfoLayout.item(key, skey, index), client);
+    long code = ReadInfoLayout.code(5, 2, ReadInfoLayout.item(key, skey, index), client, 0);
     Mark m = new Mark("g5-d2", ReadInfoLayout.KEYS.get(key), ReadInfoLayout.SKEYS.get(skey),
-        index, ReadInfoLayout.user(client), code);
+        index, ReadInfoLayout.user(client, 0), code);
     assertThat(ReadInfoDocs.markRead(doc, m)).isTrue();
     assertThat(ReadInfoDocs.markRead(doc, m)).isFalse();
     LongList one = new LongList();
@@ -64,8 +68,8 @@ class ReadInfoLayoutTest {
   }
 
   static Stream<Arguments> generationsSlotsItemsAndUsers() {
-    return Generated.tuples(GENERATIONS, SLOTS, Gen.ints(0, 255),
-        Gen.ints(0, ReadInfoLayout.MAX_CLIENTS - 1));
+    return Generated.tuples(GENERATIONS, SLOTS, Gen.ints(0, ReadInfoLayout.ITEMS_PER_DOC - 1),
+        Gen.ints(0, ReadInfoLayout.MAX_CLIENTS - 1), Gen.ints(0, ReadInfoLayout.MAX_REPEATS - 1));
   }
 
   static Stream<Arguments> generationsAndSlots() {
@@ -79,7 +83,7 @@ class ReadInfoLayoutTest {
     Gen<String> nearMiss = Gen.listOf(pieces, 0, 6).map(list -> String.join("", list));
     return Generated.cases(Gen.oneOf(Gen.text(255), nearMiss)
         .withEdges("g1-d", "g-d1", "g12345678901-d1", "g1-d12345", "G1-d1", "g1-d1\n", "u",
-            "u123456", "U1", "u\u0661", "u1 "));
+            "u123456", "U1", "u\u0661", "u1 ", "u1r0", "u01", "u1r01", "u1024", "u1r8192"));
   }
 
   static Stream<Arguments> keysSkeysIndexesAndClients() {

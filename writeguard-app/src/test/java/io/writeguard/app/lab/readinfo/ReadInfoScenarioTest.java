@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,9 +44,14 @@ class ReadInfoScenarioTest {
   }
 
   private static Mark mark(int client, String key, String skey, int index) {
+    return mark(client, key, skey, index, 0);
+  }
+
+  /** Client {@code client}'s click number {@code repeat + 1} on the item. */
+  private static Mark mark(int client, String key, String skey, int index, int repeat) {
     int item = ReadInfoLayout.item(ReadInfoLayout.KEYS.indexOf(key), ReadInfoLayout.SKEYS.indexOf(skey), index);
-    return new Mark("g0-d0", key, skey, index, ReadInfoLayout.user(client),
-        ReadInfoLayout.code(0, 0, item, client));
+    return new Mark("g0-d0", key, skey, index, ReadInfoLayout.user(client, repeat),
+        ReadInfoLayout.code(0, 0, item, client, repeat));
   }
 
   @Test
@@ -116,20 +122,6 @@ class ReadInfoScenarioTest {
   }
 
   @Test
-  void optimisticWritesNothingForARepeatedClick() {
-    ReadInfoRun run = start(1, 1);
-    ReadInfoClient a = (ReadInfoClient) run.client(0, 1);
-    OptimisticReadInfo optimistic = new OptimisticReadInfo(context(new StrategyStats()));
-    Mark m = mark(0, "k0", "s1", 3);
-    optimistic.apply(m);
-    a.acknowledged(m);
-    optimistic.apply(m);
-    a.acknowledged(m);
-    assertThat(run.verify(List.of(a))).isEqualTo(new Verification(1, 1));
-    assertThat(coll.find(eq("_id", "g0-d0")).first().getLong("version")).isEqualTo(1L);
-  }
-
-  @Test
   void atomicKeepsBothMarksUnderTheSameInterleaving() throws Exception {
     ReadInfoRun run = start(2, 1);
     ReadInfoClient a = (ReadInfoClient) run.client(0, 1);
@@ -158,23 +150,72 @@ class ReadInfoScenarioTest {
   }
 
   @Test
-  void aMarkAcknowledgedTwiceIsExpectedOnceAndStoredOnce() {
-    ReadInfoRun run = start(1, 1);
+  void aMarkLostAndClickedAgainStaysCountedAsLost() throws Exception {
+    // The bug: codes of repeated clicks were merged, so a mark naive erased and the same user
+    // re-clicked counted as present, and its loss vanished from lost_updates.
+    ReadInfoRun run = start(2, 1);
     ReadInfoClient a = (ReadInfoClient) run.client(0, 1);
-    AtomicReadInfo atomic = new AtomicReadInfo(context(new StrategyStats()));
-    NaiveReadInfo naive = new NaiveReadInfo(context(new StrategyStats()));
-    Mark m = mark(0, "k2", "s1", 1);
-    atomic.apply(m);
-    a.acknowledged(m);
-    atomic.apply(m);
-    a.acknowledged(m);
-    naive.apply(m);
-    a.acknowledged(m);
+    ReadInfoClient b = (ReadInfoClient) run.client(1, 2);
+    CyclicBarrier bothRead = new CyclicBarrier(2);
+    CountDownLatch firstWritten = new CountDownLatch(1);
+    ThreadLocal<Boolean> meet = ThreadLocal.withInitial(() -> true);
+    ThreadLocal<Boolean> writesLast = ThreadLocal.withInitial(() -> false);
+    NaiveReadInfo naive = new NaiveReadInfo(context(new StrategyStats()), () -> {
+      if (meet.get()) {
+        meet.set(false);
+        try {
+          bothRead.await(10, TimeUnit.SECONDS);
+          if (writesLast.get()) {
+            firstWritten.await(10, TimeUnit.SECONDS);
+          }
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    });
+    Mark first = mark(0, "k2", "s1", 1);
+    Mark other = mark(1, "k0", "s0", 0);
+    Future<?> fa = pool.submit(() -> {
+      naive.apply(first);
+      firstWritten.countDown();
+    });
+    Future<?> fb = pool.submit(() -> {
+      writesLast.set(true);
+      naive.apply(other); // writes back the copy it read, without the first mark
+    });
+    fa.get(20, TimeUnit.SECONDS);
+    fb.get(20, TimeUnit.SECONDS);
+    a.acknowledged(first);
+    b.acknowledged(other);
 
-    assertThat(run.verify(List.of(a))).isEqualTo(new Verification(1, 1));
-    Document doc = coll.find(eq("_id", "g0-d0")).first();
-    List<?> k2s1 = doc.getEmbedded(List.of("infos", "k2", "s1"), List.class);
-    assertThat(((Document) k2s1.get(1)).getList("read", String.class)).containsExactly("u0");
+    // The same user clicks the same item again, alone: its second mark is a mark of its own.
+    Mark again = mark(0, "k2", "s1", 1, 1);
+    pool.submit(() -> naive.apply(again)).get(20, TimeUnit.SECONDS);
+    a.acknowledged(again);
+
+    Verification v = run.verify(List.of(a, b));
+    assertThat(v.expected()).isEqualTo(3);
+    assertThat(v.visible()).isEqualTo(2);
+    assertThat(v.lost()).isEqualTo(1);
+    List<?> k2s1 = coll.find(eq("_id", "g0-d0")).first()
+        .getEmbedded(List.of("infos", "k2", "s1"), List.class);
+    assertThat(((Document) k2s1.get(1)).getList("read", String.class)).contains("u0r1");
+  }
+
+  @Test
+  void repeatedClicksOfOneClientAreMarksOfTheirOwn() {
+    // 4 clients, 1 document: 64 operations per generation over 32 items, so one client drawing
+    // 64 clicks repeats items; every click must still have a code of its own.
+    ReadInfoRun run = start(4, 1);
+    ReadInfoClient c = (ReadInfoClient) run.client(2, 5);
+    Set<Long> codes = new HashSet<>();
+    Set<String> users = new HashSet<>();
+    for (int i = 0; i < 64; i++) {
+      Mark m = c.next();
+      assertThat(codes.add(m.code())).as("code of click %d", i).isTrue();
+      users.add(m.user());
+    }
+    assertThat(users).contains("u2", "u2r1");
   }
 
   @Test

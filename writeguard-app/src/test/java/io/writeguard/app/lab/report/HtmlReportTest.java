@@ -65,16 +65,18 @@ class HtmlReportTest {
   void lockColumnsAppearOnlyWhenAStrategyTookALock() throws Exception {
     StrategyResult locked = new StrategyResult("mongo-lock", 1000, 0, 2, 400,
         new LatencyMs(1.5, 12.25, 30), 0, 0, 1000, 0, 900, 900, 10.0, "timed out",
-        new LatencyMs(0.5, 7.75, 20), 2, 1, Map.of());
+        new LatencyMs(0.5, 7.75, 20), 2, 1, 3, Map.of());
     String page = HtmlReport.render(report(List.of(new SweepPoint(16,
         List.of(result("atomic", 1500, 0, null), locked)))), Set.of());
     assertThat(page).contains("<th>lock wait p99 ms</th>", "<td>7.75</td>",
-        "colspan=\"13\">e.g. timed out");
+        "<th>lock violations</th>", "<td class=\"bad\">3</td>",
+        "colspan=\"14\">e.g. timed out");
     JsonNode data = new ObjectMapper().readTree(dataBlock(page));
     JsonNode r = data.get("results").get(1);
     assertThat(r.get("lock_wait_ms").get("p99").asDouble()).isEqualTo(7.75);
     assertThat(r.get("lock_timeouts").asLong()).isEqualTo(2);
     assertThat(r.get("fenced_rejections").asLong()).isEqualTo(1);
+    assertThat(r.get("lock_violations").asLong()).isEqualTo(3);
 
     String without = HtmlReport.render(report(List.of(new SweepPoint(16,
         List.of(result("atomic", 1500, 0, null))))), Set.of());
