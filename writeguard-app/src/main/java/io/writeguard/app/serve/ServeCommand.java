@@ -44,7 +44,7 @@ import picocli.CommandLine.Spec;
     description = {
       "Serves the seed's readInfo (mark as read) route over HTTP.",
       "Routes: POST /docs, GET /docs/{id}, POST /docs/{id}/infos/{key}/{skey}/{i}/read,",
-      "GET /health, GET /metrics.",
+      "GET /health (= /health/ready), GET /health/live, GET /metrics.",
       "Needs a JWT secret ($WRITEGUARD_JWT_SECRET or --jwt-secret-file); prints its URL on stdout."
     })
 public final class ServeCommand implements Callable<Integer> {
