@@ -81,9 +81,19 @@ public final class OperationIdGuard {
     if (collection.updateOne(and(filters), withOp).getMatchedCount() == 1) {
       return OpResult.APPLIED;
     }
-    boolean recorded = collection.countDocuments(and(eq("_id", id), eq(field, opId)),
+    return isRecorded(collection, id, opId) ? OpResult.ALREADY_APPLIED : OpResult.NOT_MATCHED;
+  }
+
+  /**
+   * True when document {@code id} records {@code opId} as applied: a read, so it also settles
+   * an {@link #apply} whose reply was lost, without sending the write again.
+   */
+  public boolean isRecorded(MongoCollection<Document> collection, Object id, String opId) {
+    Objects.requireNonNull(collection, "collection");
+    Objects.requireNonNull(id, "id");
+    Checks.notBlank("opId", opId);
+    return collection.countDocuments(and(eq("_id", id), eq(field, opId)),
         new CountOptions().limit(1)) > 0;
-    return recorded ? OpResult.ALREADY_APPLIED : OpResult.NOT_MATCHED;
   }
 
   private void checkUpdate(BsonDocument rendered) {
