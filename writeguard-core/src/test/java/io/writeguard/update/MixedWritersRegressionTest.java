@@ -7,6 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Updates;
+import io.writeguard.counter.CounterLayout;
+import io.writeguard.counter.ShardedCounter;
+import io.writeguard.idempotency.OpResult;
+import io.writeguard.idempotency.OperationIdGuard;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.MongoLeaseLockService;
@@ -151,6 +155,50 @@ class MixedWritersRegressionTest {
     Document stored = docs.find(eq("_id", "d")).first();
     assertThat(stored.getLong("n")).isEqualTo(6L);
     assertThat(stored.getLong("version")).isEqualTo(4L); // claim, update, claim, replace
+  }
+
+  @Test
+  void anOperationIdGuardWriteInsideTheMutatorIsNotOverwritten() {
+    VersionedInsert.insertOne(docs, policy, new Document("_id", "d").append("n", 0L));
+    OperationIdGuard guard = OperationIdGuard.builder().versionPolicy(policy).build();
+    AtomicInteger calls = new AtomicInteger();
+
+    updater.update("d", current -> {
+      if (calls.incrementAndGet() == 1) {
+        assertThat(guard.apply(docs, "d", Updates.inc("n", 100L), "op-1"))
+            .isEqualTo(OpResult.APPLIED);
+      }
+      return Mutation.update(Updates.set("n", current.getLong("n") + 1));
+    });
+
+    assertThat(docs.find(eq("_id", "d")).first().getLong("n")).isEqualTo(101L);
+  }
+
+  @Test
+  void aCounterIncrementOnAVersionedDocumentInsideTheMutatorIsNotOverwritten() {
+    VersionedInsert.insertOne(docs, policy,
+        new Document("_id", "acct").append("balance_shard_0", 5L).append("owner", "x"));
+    ShardedCounter counter = ShardedCounter.builder(docs).layout(CounterLayout.FIELDS).shards(1)
+        .versionPolicy(policy).build();
+    AtomicInteger calls = new AtomicInteger();
+
+    updater.update("acct", current -> {
+      if (calls.incrementAndGet() == 1) {
+        counter.increment("acct", 10);
+      }
+      return Mutation.update(Updates.set("balance_shard_0",
+          current.getLong("balance_shard_0") * 2)); // a mutator that reads the balance
+    });
+
+    assertThat(counter.total("acct")).isEqualTo(30L);
+  }
+
+  @Test
+  void theUpdatersOwnAtomicFormsRaiseItsVersionField() {
+    VersionPolicy rev = VersionPolicy.builder().field("rev").build();
+    VersionedUpdater revUpdater = VersionedUpdater.builder(docs).versionPolicy(rev).build();
+    assertThat(revUpdater.atomicUpdates().push(FieldPath.of("log"), "x").toBsonDocument()
+        .toJson()).isEqualTo("{\"$push\": {\"log\": \"x\"}, \"$inc\": {\"rev\": 1}}");
   }
 
   @Test
