@@ -57,7 +57,8 @@ final class DocumentShardStore implements ShardStore {
         Updates.inc(field, amount),
         Updates.setOnInsert("counter", counterId),
         Updates.setOnInsert("shard", shard)));
-    writes.once(counterId, "increment by " + amount + " of shard " + shard, () -> {
+    writes.once(shardId(counterId, shard), "increment by " + amount + " of counter '"
+        + counterId + "'", () -> {
       Upserts.upsert(collection, eq("_id", shardId(counterId, shard)), update);
       return null;
     });
@@ -65,7 +66,8 @@ final class DocumentShardStore implements ShardStore {
 
   @Override
   public boolean tryTake(String counterId, int shard, long amount) {
-    return writes.once(counterId, "decrement by " + amount + " of shard " + shard,
+    return writes.once(shardId(counterId, shard), "decrement by " + amount + " of counter '"
+        + counterId + "'",
         () -> collection.updateOne(and(eq("_id", shardId(counterId, shard)), gte(field, amount)),
             writes.raisingVersion(Updates.inc(field, -amount))).getMatchedCount() == 1);
   }

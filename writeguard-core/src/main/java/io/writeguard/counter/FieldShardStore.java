@@ -8,6 +8,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Updates;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -38,7 +39,8 @@ final class FieldShardStore implements ShardStore {
   @Override
   public void add(String counterId, int shard, long amount) {
     Bson update = writes.raisingVersion(Updates.inc(fields[shard], amount));
-    writes.once(counterId, "increment by " + amount + " of " + fields[shard], () -> {
+    writes.once(counterId, "increment by " + amount + " of counter '" + counterId
+        + "' (" + fields[shard] + ")", () -> {
       Upserts.upsert(collection, eq("_id", counterId), update);
       return null;
     });
@@ -46,7 +48,8 @@ final class FieldShardStore implements ShardStore {
 
   @Override
   public boolean tryTake(String counterId, int shard, long amount) {
-    return writes.once(counterId, "decrement by " + amount + " of " + fields[shard],
+    return writes.once(counterId, "decrement by " + amount + " of counter '" + counterId
+        + "' (" + fields[shard] + ")",
         () -> collection.updateOne(and(eq("_id", counterId), gte(fields[shard], amount)),
             writes.raisingVersion(Updates.inc(fields[shard], -amount))).getMatchedCount() == 1);
   }
@@ -66,7 +69,8 @@ final class FieldShardStore implements ShardStore {
       }
     }
     Bson update = writes.raisingVersion(Updates.combine(updates));
-    return writes.once(counterId, "combined decrement " + java.util.Arrays.toString(take),
+    return writes.once(counterId, "combined decrement " + Arrays.toString(take) + " of counter '"
+        + counterId + "'",
         () -> collection.updateOne(and(filters), update).getMatchedCount() == 1);
   }
 

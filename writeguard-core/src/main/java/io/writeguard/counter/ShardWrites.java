@@ -4,6 +4,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
 import io.writeguard.Ticker;
 import io.writeguard.version.VersionPolicy;
+import java.util.function.Supplier;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -24,7 +25,8 @@ record ShardWrites(MongoCollection<Document> collection, Ticker ticker, VersionP
     return version == null ? update : Updates.combine(update, version.increment());
   }
 
-  <T> T once(String counterId, String what, java.util.function.Supplier<T> write) {
-    return UnrepeatableWrite.send(collectionName(), counterId, what, ticker, write);
+  /** Sends a write that carries no operation id once; see {@link UnrepeatableWrite}. */
+  <T> T once(Object documentId, String what, Supplier<T> write) {
+    return UnrepeatableWrite.send(collectionName(), documentId, what, ticker, write);
   }
 }

@@ -15,14 +15,18 @@ import java.util.function.Supplier;
 final class UnrepeatableWrite {
   private UnrepeatableWrite() {}
 
-  static <T> T send(String collection, String counterId, String what, Ticker ticker,
+  /**
+   * @param documentId the {@code _id} written (the counter's, or one shard document's)
+   * @param what the write, named in the error, e.g. {@code "decrement by 5 of shard 2"}
+   */
+  static <T> T send(String collection, Object documentId, String what, Ticker ticker,
       Supplier<T> write) {
     long start = ticker.nanoTime();
     try {
       return write.get();
     } catch (RuntimeException e) {
       if (WriteOutcomes.isOutcomeUnknown(e)) {
-        throw new WriteOutcomeUnknownException(collection, "counter '" + counterId + "'", 1,
+        throw new WriteOutcomeUnknownException(collection, documentId, 1,
             Duration.ofNanos(ticker.nanoTime() - start), what, e);
       }
       throw e;
