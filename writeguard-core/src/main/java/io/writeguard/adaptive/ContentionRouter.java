@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * Decides, per key, whether the next update goes optimistic or through a lock.
@@ -14,9 +15,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Why per key and why this shape: a collection is rarely hot everywhere; one document (a
  * popular post, a shared balance) takes the conflicts while the rest stay quiet. Optimistic
  * updates are cheapest for the quiet keys, a lock is cheapest for the hot one (it turns a storm
- * of wasted retries into a queue). Memory stays bounded because a key is tracked only after its
- * first conflict, and quiet optimistic entries are dropped once {@code maxTrackedKeys} is
- * reached. While a key is locked its conflicts vanish (the lock serialises this process), so
+ * of wasted retries into a queue). Memory stays bounded: a key is tracked only after its first
+ * conflict (or locked update), and once {@code maxTrackedKeys} are tracked, adding one first
+ * drops idle keys: optimistic ones and those whose locked time is over, then, if still full,
+ * idle locked ones too. Only a key with a locked update in flight is never dropped, so at most
+ * {@code maxTrackedKeys} plus the locked updates running at that moment are tracked. Dropping a
+ * locked key is safe because both routes run the same versioned update: the key merely goes
+ * back to optimistic updates (more conflicts, never a lost update) until its conflicts lock it
+ * again. While a key is locked its conflicts vanish (the lock serialises this process), so
  * the way back is judged on contention instead: how often a locked update found another update
  * of the same key already in flight. See {@link AdaptivePolicy} for the hysteresis.
  *
@@ -92,12 +98,24 @@ public final class ContentionRouter {
    * another update of the key was already in flight (contention).
    */
   public void lockedStarted(String key) {
-    KeyState state = keys.computeIfAbsent(key, k -> new KeyState(policy, ticker));
-    boolean contended = state.inFlight.getAndIncrement() > 0;
-    synchronized (state) {
-      state.lockedOps++;
-      if (contended) {
-        state.contendedOps++;
+    while (true) {
+      KeyState state = keys.get(key);
+      if (state == null) {
+        trimIfFull();
+        state = keys.computeIfAbsent(key, k -> new KeyState(policy, ticker));
+      }
+      synchronized (state) {
+        if (keys.get(key) != state) {
+          continue; // trimmed between our lookup and the monitor: count on the live entry
+        }
+        // Under the monitor, so a trim (which checks inFlight under it) never drops a key whose
+        // update is in flight and lockedDone always finds this entry.
+        boolean contended = state.inFlight.getAndIncrement() > 0;
+        state.lockedOps++;
+        if (contended) {
+          state.contendedOps++;
+        }
+        return;
       }
     }
   }
@@ -119,13 +137,22 @@ public final class ContentionRouter {
     if (keys.size() < policy.maxTrackedKeys()) {
       return;
     }
-    // Drop quiet optimistic keys first; a locked key keeps its state.
+    long now = ticker.nanoTime();
+    // First what costs nothing to forget: optimistic keys, and locked ones whose locked time is
+    // over (route() would judge them afresh anyway).
+    evictIdle(s -> s.route == Route.OPTIMISTIC || now - s.lockedUntil >= 0);
+    // Then any idle key: a key locked now loses its state, not its safety (see class doc).
+    evictIdle(s -> true);
+  }
+
+  private void evictIdle(Predicate<KeyState> evictable) {
     for (Iterator<Map.Entry<String, KeyState>> it = keys.entrySet().iterator(); it.hasNext()
         && keys.size() >= policy.maxTrackedKeys(); ) {
-      KeyState s = it.next().getValue();
+      Map.Entry<String, KeyState> entry = it.next();
+      KeyState s = entry.getValue();
       synchronized (s) {
-        if (s.route == Route.OPTIMISTIC && s.inFlight.get() == 0) {
-          it.remove();
+        if (s.inFlight.get() == 0 && evictable.test(s)) {
+          keys.remove(entry.getKey(), s); // only this entry, not one added since
         }
       }
     }

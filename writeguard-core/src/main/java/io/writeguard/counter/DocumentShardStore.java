@@ -7,24 +7,42 @@ import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
+import io.writeguard.idempotency.OpResult;
+import io.writeguard.idempotency.OperationIdGuard;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
  * Shards as documents: {@code {_id: "<counter>#<i>", counter: "<counter>", shard: i,
  * balance: 7}} (int64 value; a missing document counts as 0). The {@code _id} is unambiguous
- * because the shard index after the last {@code #} never contains one. Thread-safe.
+ * because the shard index after the last {@code #} never contains one.
+ *
+ * <p>{@link #add} and {@link #tryTake} carry no operation id and are sent once (a lost reply
+ * is a {@link io.writeguard.update.WriteOutcomeUnknownException}). The drain's writes,
+ * {@link #takeOnce} and {@link #giveBackOnce}, carry one, checked in the filter by an
+ * {@link OperationIdGuard} ({@code _ops} on the shard document), so they may be re-sent after a
+ * lost reply and still apply once. Thread-safe.
  */
 final class DocumentShardStore implements ShardStore {
+  /** The shard documents' list of applied drain operations. */
+  static final String OPS_FIELD = "_ops";
+  // A drain writes at most 2 passes x (1 take + 1 give-back) per shard; other drains of the
+  // same counter wait for its lock, so 64 ids outlive any take until its give-back.
+  private static final OperationIdGuard GUARD =
+      OperationIdGuard.builder().field(OPS_FIELD).keep(64).build();
+
+  private final ShardWrites writes;
   private final MongoCollection<Document> collection;
   private final String field;
   private final int shards;
 
-  DocumentShardStore(MongoCollection<Document> collection, String field, int shards) {
-    this.collection = collection;
+  DocumentShardStore(ShardWrites writes, String field, int shards) {
+    this.writes = writes;
+    this.collection = writes.collection();
     this.field = field;
     this.shards = shards;
   }
@@ -35,16 +53,47 @@ final class DocumentShardStore implements ShardStore {
 
   @Override
   public void add(String counterId, int shard, long amount) {
-    Upserts.upsert(collection, eq("_id", shardId(counterId, shard)), Updates.combine(
+    Bson update = writes.raisingVersion(Updates.combine(
         Updates.inc(field, amount),
         Updates.setOnInsert("counter", counterId),
         Updates.setOnInsert("shard", shard)));
+    writes.once(shardId(counterId, shard), "increment by " + amount + " of counter '"
+        + counterId + "'", () -> {
+      Upserts.upsert(collection, eq("_id", shardId(counterId, shard)), update);
+      return null;
+    });
   }
 
   @Override
   public boolean tryTake(String counterId, int shard, long amount) {
-    return collection.updateOne(and(eq("_id", shardId(counterId, shard)), gte(field, amount)),
-        Updates.inc(field, -amount)).getMatchedCount() == 1;
+    return writes.once(shardId(counterId, shard), "decrement by " + amount + " of counter '"
+        + counterId + "'",
+        () -> collection.updateOne(and(eq("_id", shardId(counterId, shard)), gte(field, amount)),
+            writes.raisingVersion(Updates.inc(field, -amount))).getMatchedCount() == 1);
+  }
+
+  /**
+   * Takes {@code amount} from one shard if it holds that much, once per {@code opId}:
+   * {@link OpResult#ALREADY_APPLIED} when an earlier send with this id was applied.
+   */
+  OpResult takeOnce(String counterId, int shard, long amount, String opId) {
+    return GUARD.apply(collection, shardId(counterId, shard), gte(field, amount),
+        writes.raisingVersion(Updates.inc(field, -amount)), opId);
+  }
+
+  /**
+   * Gives back what the take {@code takeOpId} took, once per {@code opId}, and only if that take
+   * was applied (its id is recorded): {@link OpResult#NOT_MATCHED} means it never was, so a
+   * take whose outcome stayed unknown is returned exactly when it happened.
+   */
+  OpResult giveBackOnce(String counterId, int shard, long amount, String takeOpId, String opId) {
+    return GUARD.apply(collection, shardId(counterId, shard), eq(OPS_FIELD, takeOpId),
+        writes.raisingVersion(Updates.inc(field, amount)), opId);
+  }
+
+  /** True when the shard records {@code opId} as applied (a read). */
+  boolean recorded(String counterId, int shard, String opId) {
+    return GUARD.isRecorded(collection, shardId(counterId, shard), opId);
   }
 
   @Override

@@ -8,21 +8,27 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Updates;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
 /**
  * Shards as fields of one document: {@code {_id: "<counter>", balance_shard_0: 7,
- * balance_shard_1: 3, ...}} (int64 values, a missing field counts as 0). Thread-safe.
+ * balance_shard_1: 3, ...}} (int64 values, a missing field counts as 0). Every write is one
+ * {@code $inc} without an operation id, sent once: a lost reply is a
+ * {@link io.writeguard.update.WriteOutcomeUnknownException}, never a second {@code $inc}.
+ * Thread-safe.
  */
 final class FieldShardStore implements ShardStore {
+  private final ShardWrites writes;
   private final MongoCollection<Document> collection;
   private final String[] fields;
   private final Bson projection;
 
-  FieldShardStore(MongoCollection<Document> collection, String field, int shards) {
-    this.collection = collection;
+  FieldShardStore(ShardWrites writes, String field, int shards) {
+    this.writes = writes;
+    this.collection = writes.collection();
     this.fields = new String[shards];
     for (int i = 0; i < shards; i++) {
       fields[i] = field + "_shard_" + i;
@@ -32,13 +38,20 @@ final class FieldShardStore implements ShardStore {
 
   @Override
   public void add(String counterId, int shard, long amount) {
-    Upserts.upsert(collection, eq("_id", counterId), Updates.inc(fields[shard], amount));
+    Bson update = writes.raisingVersion(Updates.inc(fields[shard], amount));
+    writes.once(counterId, "increment by " + amount + " of counter '" + counterId
+        + "' (" + fields[shard] + ")", () -> {
+      Upserts.upsert(collection, eq("_id", counterId), update);
+      return null;
+    });
   }
 
   @Override
   public boolean tryTake(String counterId, int shard, long amount) {
-    return collection.updateOne(and(eq("_id", counterId), gte(fields[shard], amount)),
-        Updates.inc(fields[shard], -amount)).getMatchedCount() == 1;
+    return writes.once(counterId, "decrement by " + amount + " of counter '" + counterId
+        + "' (" + fields[shard] + ")",
+        () -> collection.updateOne(and(eq("_id", counterId), gte(fields[shard], amount)),
+            writes.raisingVersion(Updates.inc(fields[shard], -amount))).getMatchedCount() == 1);
   }
 
   /**
@@ -55,7 +68,10 @@ final class FieldShardStore implements ShardStore {
         updates.add(Updates.inc(fields[i], -take[i]));
       }
     }
-    return collection.updateOne(and(filters), Updates.combine(updates)).getMatchedCount() == 1;
+    Bson update = writes.raisingVersion(Updates.combine(updates));
+    return writes.once(counterId, "combined decrement " + Arrays.toString(take) + " of counter '"
+        + counterId + "'",
+        () -> collection.updateOne(and(filters), update).getMatchedCount() == 1);
   }
 
   @Override

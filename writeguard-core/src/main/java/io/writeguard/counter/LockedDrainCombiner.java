@@ -3,8 +3,14 @@ package io.writeguard.counter;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import java.time.Duration;
+import io.writeguard.idempotency.OpResult;
+import io.writeguard.update.WriteOutcomes;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,9 +27,19 @@ import org.slf4j.LoggerFactory;
  *       smaller amount. Two passes, so increments that landed on an already visited shard
  *       count too.
  *   <li>Enough gathered: done. Not enough: give every drained amount back to the shard it came
- *       from (an unconditional {@code $inc}, which cannot fail on value) and throw
- *       {@link InsufficientBalanceException}; the net effect is nothing written.
+ *       from and throw {@link InsufficientBalanceException}; the net effect is nothing written.
  * </ol>
+ *
+ * <p>Why every drain write carries an operation id. A reply can be lost after the server
+ * applied the write (socket timeout, failover). Re-sending a plain {@code $inc} then applies it
+ * twice: a refused decrement that gives back 3 twice creates 3. Forgetting the take instead
+ * loses it. So each take has an id ({@code <drain>:take:<pass>:<shard>}) and each give-back
+ * another, checked in the filter by an {@link io.writeguard.idempotency.OperationIdGuard} and
+ * recorded in the same write: a re-sent take or give-back applies once. A give-back also
+ * requires its take's id to be recorded, so a take whose outcome stayed unknown is given back
+ * exactly when it was applied: money is never created, and a lost reply is never lost money.
+ * The writes outside the drain (the single-shard takes) carry no id and are sent once; a lost
+ * reply there is a {@link io.writeguard.update.WriteOutcomeUnknownException}.
  *
  * <p>Why this is safe under races. Every write that lowers a shard is conditional on that
  * shard holding at least the amount, so no shard is ever negative, and a sum of non-negative
@@ -40,7 +56,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What it does not give: atomicity against a crash. A process that dies mid-drain leaves
  * the drained amounts out of the counter (never negative, but short). If the server fails
- * while giving back, {@link StrandedBalanceException} names the amounts. When that matters,
+ * mid-drain, everything drained is given back and {@link DecrementFailedException} says
+ * nothing was written; if the give-back cannot be confirmed either,
+ * {@link StrandedBalanceException} names the amounts. A write the server still holds when its
+ * reply is lost and that lands after the give-back checked for it can leave the counter short
+ * by that take (never over, never negative). When that matters,
  * use {@link CounterLayout#FIELDS} (one atomic update) or run the combine in a transaction on
  * a replica set. Thread-safe.
  */
@@ -48,15 +68,16 @@ final class LockedDrainCombiner implements Combiner {
   private static final Logger log = LoggerFactory.getLogger(LockedDrainCombiner.class);
   private static final int PASSES = 2;
   private static final int TRIES_PER_SHARD = 8;
-  private static final int GIVE_BACK_TRIES = 3;
+  /** Sends of one idempotent write before its failure is final. */
+  private static final int SENDS = 3;
 
-  private final ShardStore store;
+  private final DocumentShardStore store;
   private final int shards;
   private final LockService locks;
   private final Duration lockWait;
   private final String lockPrefix;
 
-  LockedDrainCombiner(ShardStore store, int shards, LockService locks, Duration lockWait,
+  LockedDrainCombiner(DocumentShardStore store, int shards, LockService locks, Duration lockWait,
       String lockPrefix) {
     this.store = store;
     this.shards = shards;
@@ -64,6 +85,9 @@ final class LockedDrainCombiner implements Combiner {
     this.lockWait = lockWait;
     this.lockPrefix = lockPrefix;
   }
+
+  /** One amount drained (or, while in doubt, sent to be drained) from a shard. */
+  private record Take(int shard, long amount, String opId, boolean confirmed) {}
 
   @Override
   public DecrementResult combine(String counterId, long amount, int shardAlreadyTried) {
@@ -82,18 +106,25 @@ final class LockedDrainCombiner implements Combiner {
   }
 
   private DecrementResult drain(String counterId, long amount) {
-    long[] taken = new long[shards];
+    String drainId = UUID.randomUUID().toString();
+    List<Take> takes = new ArrayList<>();
     long remaining = amount;
     try {
       for (int pass = 0; pass < PASSES && remaining > 0; pass++) {
         long[] values = store.read(counterId);
         for (int i : ShardPlans.largestFirst(values)) {
           long available = values[i];
+          // One id per shard and pass: a take that certainly missed left no trace, so the
+          // next, smaller take of the same shard may reuse it.
+          String opId = drainId + ":take:" + pass + ":" + i;
           for (int t = 0; t < TRIES_PER_SHARD && available > 0 && remaining > 0; t++) {
-            long take = Math.min(available, remaining);
-            if (store.tryTake(counterId, i, take)) {
-              taken[i] += take;
-              remaining -= take;
+            Take take = new Take(i, Math.min(available, remaining), opId, false);
+            takes.add(take); // before sending: if its outcome stays unknown, it is given back
+            OpResult result = send(() -> store.takeOnce(counterId, i, take.amount(), opId));
+            takes.remove(takes.size() - 1);
+            if (result != OpResult.NOT_MATCHED) {
+              takes.add(new Take(i, take.amount(), opId, true));
+              remaining -= take.amount();
               break;
             }
             available = store.readOne(counterId, i); // it moved under us; take what is left
@@ -101,36 +132,37 @@ final class LockedDrainCombiner implements Combiner {
         }
       }
     } catch (RuntimeException e) {
-      giveBack(counterId, taken, e);
-      throw e;
+      giveBack(counterId, takes, e);
+      throw new DecrementFailedException(counterId, amount, e);
     }
     if (remaining > 0) {
-      giveBack(counterId, taken, null);
+      giveBack(counterId, takes, null);
       throw new InsufficientBalanceException(counterId, amount, amount - remaining);
     }
-    return new DecrementResult(amount, ShardPlans.countPositive(taken), true);
+    return new DecrementResult(amount, (int) takes.stream().mapToInt(Take::shard).distinct()
+        .count(), true);
   }
 
-  private void giveBack(String counterId, long[] taken, RuntimeException original) {
+  private void giveBack(String counterId, List<Take> takes, RuntimeException original) {
     Map<Integer, Long> stranded = new LinkedHashMap<>();
     RuntimeException last = original;
-    for (int i = 0; i < taken.length; i++) {
-      if (taken[i] == 0) {
-        continue;
-      }
-      boolean returned = false;
-      for (int t = 0; t < GIVE_BACK_TRIES && !returned; t++) {
-        try {
-          store.add(counterId, i, taken[i]);
-          returned = true;
-        } catch (RuntimeException e) {
-          log.warn("counter '{}': giving back {} to shard {} failed (try {})",
-              counterId, taken[i], i, t + 1, e);
-          last = e;
+    for (Take take : takes) {
+      String backId = take.opId() + ":back";
+      try {
+        OpResult result = send(() -> store.giveBackOnce(counterId, take.shard(), take.amount(),
+            take.opId(), backId));
+        if (result == OpResult.NOT_MATCHED && take.confirmed()) {
+          // Applied, yet its record is gone (the shard document was deleted or replaced).
+          stranded.merge(take.shard(), take.amount(), Long::sum);
         }
-      }
-      if (!returned) {
-        stranded.put(i, taken[i]);
+      } catch (RuntimeException e) {
+        if (recordedDespite(counterId, take.shard(), backId)) {
+          continue; // the reply was lost, the give-back was not
+        }
+        log.warn("counter '{}': giving back {} to shard {} failed after {} sends",
+            counterId, take.amount(), take.shard(), SENDS, e);
+        stranded.merge(take.shard(), take.amount(), Long::sum);
+        last = e;
       }
     }
     if (!stranded.isEmpty()) {
@@ -140,5 +172,33 @@ final class LockedDrainCombiner implements Combiner {
       }
       throw e;
     }
+  }
+
+  /** Whether a write whose every reply was lost is recorded after all; false if unreadable. */
+  private boolean recordedDespite(String counterId, int shard, String opId) {
+    try {
+      return store.recorded(counterId, shard, opId);
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Sends an idempotent write up to {@link #SENDS} times while it fails in a way that may be
+   * temporary (a lost reply, no server): re-sending it cannot apply it twice.
+   */
+  private static OpResult send(Supplier<OpResult> write) {
+    RuntimeException last = null;
+    for (int i = 0; i < SENDS; i++) {
+      try {
+        return write.get();
+      } catch (RuntimeException e) {
+        if (!WriteOutcomes.isOutcomeUnknown(e) && !WriteOutcomes.certainlyNotApplied(e)) {
+          throw e;
+        }
+        last = e;
+      }
+    }
+    throw last;
   }
 }

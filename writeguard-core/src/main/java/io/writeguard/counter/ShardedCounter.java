@@ -1,8 +1,10 @@
 package io.writeguard.counter;
 
 import com.mongodb.client.MongoCollection;
+import io.writeguard.Ticker;
 import io.writeguard.internal.Checks;
 import io.writeguard.lock.LockService;
+import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -47,14 +49,16 @@ public final class ShardedCounter {
   private ShardedCounter(Builder b) {
     this.layout = b.layout;
     this.shards = b.shards;
+    ShardWrites writes = new ShardWrites(b.collection, b.ticker, b.versionPolicy);
     if (layout == CounterLayout.FIELDS) {
-      FieldShardStore fields = new FieldShardStore(b.collection, b.field, shards);
+      FieldShardStore fields = new FieldShardStore(writes, b.field, shards);
       this.store = fields;
       this.combiner = new AtomicFieldsCombiner(fields, b.maxCombineAttempts);
     } else {
-      this.store = new DocumentShardStore(b.collection, b.field, shards);
+      DocumentShardStore documents = new DocumentShardStore(writes, b.field, shards);
+      this.store = documents;
       String lockPrefix = "counter:" + b.collection.getNamespace().getFullName() + ":";
-      this.combiner = new LockedDrainCombiner(store, shards, b.lockService, b.lockWaitTimeout,
+      this.combiner = new LockedDrainCombiner(documents, shards, b.lockService, b.lockWaitTimeout,
           lockPrefix);
     }
   }
@@ -64,7 +68,13 @@ public final class ShardedCounter {
     return new Builder(Objects.requireNonNull(collection, "collection"));
   }
 
-  /** Adds {@code amount} (>= 1) to a random shard, creating the counter if it is missing. */
+  /**
+   * Adds {@code amount} (>= 1) to a random shard, creating the counter if it is missing.
+   *
+   * @throws io.writeguard.update.WriteOutcomeUnknownException if the reply was lost after
+   *     sending: the increment may or may not have been applied, and it is not re-sent (that
+   *     could count it twice)
+   */
   public void increment(String counterId, long amount) {
     checkId(counterId);
     checkAmount(amount);
@@ -78,6 +88,11 @@ public final class ShardedCounter {
    * @throws CounterContentionException if (fields layout) concurrent decrements kept winning
    * @throws io.writeguard.lock.LockTimeoutException if (documents layout) the combine lock
    *     was not had in time; nothing written
+   * @throws io.writeguard.update.WriteOutcomeUnknownException if the reply of a single-shard
+   *     take (or, fields layout, of the combined take) was lost: it may or may not have been
+   *     applied, and it is not re-sent
+   * @throws DecrementFailedException if (documents layout) the server failed mid-drain and
+   *     every drained amount was given back: nothing written
    * @throws StrandedBalanceException if the server failed mid-combine and the drained amounts
    *     could not be returned
    */
@@ -136,6 +151,8 @@ public final class ShardedCounter {
     private LockService lockService;
     private Duration lockWaitTimeout = Duration.ofSeconds(5);
     private int maxCombineAttempts = 16;
+    private Ticker ticker = Ticker.system();
+    private VersionPolicy versionPolicy;
 
     private Builder(MongoCollection<Document> collection) {
       this.collection = collection;
@@ -180,7 +197,30 @@ public final class ShardedCounter {
       return this;
     }
 
+    /**
+     * The counter lives in versioned documents (fields layout in a document that a
+     * {@code VersionedUpdater} also updates, say): every counter write then raises the
+     * policy's version field in the same write, so a versioned read-change-write that read the
+     * balance before sees a conflict and re-reads instead of writing an old balance back.
+     * Default: no version field is touched.
+     */
+    public Builder versionPolicy(VersionPolicy versionPolicy) {
+      this.versionPolicy = Objects.requireNonNull(versionPolicy, "versionPolicy");
+      return this;
+    }
+
+    /** The clock for the elapsed time in error messages; default {@link Ticker#system()}. */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
     public ShardedCounter build() {
+      if (versionPolicy != null && (versionPolicy.field().equals(field)
+          || field.startsWith(versionPolicy.field() + "_shard_"))) {
+        throw new IllegalArgumentException("field " + Checks.quote(field)
+            + " collides with the version field " + Checks.quote(versionPolicy.field()));
+      }
       if (layout == CounterLayout.DOCUMENTS && lockService == null) {
         throw new IllegalArgumentException("layout DOCUMENTS needs a lockService: a decrement"
             + " larger than any one shard drains several shard documents under a lock");
@@ -191,9 +231,10 @@ public final class ShardedCounter {
     private static String checkFieldName(String field) {
       Checks.notBlank("field", field);
       if (field.startsWith("$") || field.contains(".") || field.indexOf('\0') >= 0
-          || field.equals("_id") || field.equals("counter") || field.equals("shard")) {
+          || field.equals("_id") || field.equals("counter") || field.equals("shard")
+          || field.equals(DocumentShardStore.OPS_FIELD)) {
         throw new IllegalArgumentException("field must be a plain field name (no '$' prefix,"
-            + " no '.', no NUL, not _id/counter/shard), was " + Checks.quote(field));
+            + " no '.', no NUL, not _id/counter/shard/_ops), was " + Checks.quote(field));
       }
       return field;
     }

@@ -9,6 +9,7 @@ import com.mongodb.client.model.CountOptions;
 import com.mongodb.client.model.PushOptions;
 import com.mongodb.client.model.Updates;
 import io.writeguard.internal.Checks;
+import io.writeguard.version.VersionPolicy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,9 @@ import org.bson.conversions.Bson;
  * older than the last {@code keep} operations on that document is forgotten, so {@code keep}
  * must exceed the number of operations that can happen between a try and its retry.
  *
+ * <p>On documents a versioned mutator also reads, build it with {@link Builder#versionPolicy}
+ * so each applied update raises the version too.
+ *
  * <p>When nothing matched, one more read on {@code {_id, _ops: opId}} tells "already applied"
  * from "not matched". The shape: {@code {_id: ..., ..., _ops: ["op-17", "op-18", ...]}}.
  * Immutable and thread-safe.
@@ -38,10 +42,12 @@ import org.bson.conversions.Bson;
 public final class OperationIdGuard {
   private final String field;
   private final int keep;
+  private final VersionPolicy versionPolicy;
 
   private OperationIdGuard(Builder b) {
     this.field = b.field;
     this.keep = b.keep;
+    this.versionPolicy = b.versionPolicy;
   }
 
   public static Builder builder() {
@@ -76,14 +82,25 @@ public final class OperationIdGuard {
       filters.add(condition);
     }
     filters.add(ne(field, opId));
-    Bson withOp = Updates.combine(update,
+    Bson change = versionPolicy == null ? update : versionPolicy.raising(update);
+    Bson withOp = Updates.combine(change,
         Updates.pushEach(field, List.of(opId), new PushOptions().slice(-keep)));
     if (collection.updateOne(and(filters), withOp).getMatchedCount() == 1) {
       return OpResult.APPLIED;
     }
-    boolean recorded = collection.countDocuments(and(eq("_id", id), eq(field, opId)),
+    return isRecorded(collection, id, opId) ? OpResult.ALREADY_APPLIED : OpResult.NOT_MATCHED;
+  }
+
+  /**
+   * True when document {@code id} records {@code opId} as applied: a read, so it also settles
+   * an {@link #apply} whose reply was lost, without sending the write again.
+   */
+  public boolean isRecorded(MongoCollection<Document> collection, Object id, String opId) {
+    Objects.requireNonNull(collection, "collection");
+    Objects.requireNonNull(id, "id");
+    Checks.notBlank("opId", opId);
+    return collection.countDocuments(and(eq("_id", id), eq(field, opId)),
         new CountOptions().limit(1)) > 0;
-    return recorded ? OpResult.ALREADY_APPLIED : OpResult.NOT_MATCHED;
   }
 
   private void checkUpdate(BsonDocument rendered) {
@@ -116,8 +133,19 @@ public final class OperationIdGuard {
   public static final class Builder {
     private String field = "_ops";
     private int keep = 64;
+    private VersionPolicy versionPolicy;
 
     private Builder() {}
+
+    /**
+     * The documents are versioned (a {@code VersionedUpdater} writes them too): every applied
+     * update also raises {@code policy}'s version, so a versioned mutator that read the
+     * document before sees a conflict instead of writing back what it read. Default: none.
+     */
+    public Builder versionPolicy(VersionPolicy policy) {
+      this.versionPolicy = Objects.requireNonNull(policy, "versionPolicy");
+      return this;
+    }
 
     /** The array of applied operation ids; default {@code _ops}. */
     public Builder field(String field) {
@@ -138,6 +166,10 @@ public final class OperationIdGuard {
     }
 
     public OperationIdGuard build() {
+      if (versionPolicy != null && versionPolicy.field().equals(field)) {
+        throw new IllegalArgumentException("the operation-id field and the version field must"
+            + " differ, both were " + Checks.quote(field));
+      }
       return new OperationIdGuard(this);
     }
   }

@@ -2,6 +2,7 @@ package io.writeguard.lock;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.exists;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
@@ -13,8 +14,11 @@ import com.mongodb.client.model.Updates;
 import io.writeguard.internal.Checks;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.version.VersionPolicy;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
+import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
@@ -36,8 +40,17 @@ import org.bson.conversions.Bson;
  * {@link #claim}: it raises the fence to your token as it reads, so the old holder's write
  * arriving later is refused even if you never write.
  *
+ * <p><b>Versioned collections.</b> A fenced write filters on the fence, not on a version, so
+ * on a collection that a {@code VersionedUpdater} (or {@code AdaptiveUpdater}) also writes it
+ * must raise the version, or an updater that read the document before it writes back what it
+ * read and erases it. Build the writer with {@link Builder#versionPolicy}: then every write it
+ * makes ({@link #claim} too, which moves the fence) adds {@code $inc} of the version, and
+ * {@link #replaceOne} replaces only the version the replacement was read at (as
+ * {@code VersionedUpdater} does) and stores it plus one. Without a policy nothing but the
+ * fence and your change is written.
+ *
  * <p>Errors of the write itself (network, validation) reach you as the driver's
- * {@link MongoException}. Immutable and thread-safe.
+ * {@link MongoException}; none is retried. Immutable and thread-safe.
  */
 public final class FencedWriter {
 
@@ -58,9 +71,11 @@ public final class FencedWriter {
   private final String fenceField;
   private final WriteGuardListener listener;
   private final OperationScope scope;
+  private final VersionPolicy versionPolicy;
 
   private FencedWriter(Builder b) {
     this.collection = b.collection;
+    this.versionPolicy = b.versionPolicy;
     this.fenceField = b.fenceField;
     this.listener = WriteGuardListener.safe(b.listener);
     this.scope = new OperationScope(b.collection.getNamespace().getCollectionName(), b.strategy);
@@ -85,8 +100,12 @@ public final class FencedWriter {
    */
   public Optional<Document> claim(LockHandle lock, Object id) {
     checkUsable(lock, id);
-    Document doc = collection.findOneAndUpdate(fenced(lock, id, null),
-        Updates.max(fenceField, lock.token()), AFTER);
+    Bson raiseFence = Updates.max(fenceField, lock.token());
+    // With a version: a replace by a VersionedUpdater that read the old fence must not write
+    // it back (that would lower the fence), so moving the fence moves the version too.
+    Bson update = versionPolicy == null
+        ? raiseFence : Updates.combine(raiseFence, versionPolicy.increment());
+    Document doc = collection.findOneAndUpdate(fenced(lock, id, null), update, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
@@ -102,7 +121,7 @@ public final class FencedWriter {
   /** {@code updateOne} of document {@code id} that also matches {@code filter}, fenced. */
   public Outcome updateOne(LockHandle lock, Object id, Bson filter, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(update, fenceField, lock.token());
+    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
     if (collection.updateOne(fenced(lock, id, filter), fencedUpdate).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
@@ -116,7 +135,7 @@ public final class FencedWriter {
    */
   public void upsertOne(LockHandle lock, Object id, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(update, fenceField, lock.token());
+    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
     try {
       collection.updateOne(fenced(lock, id, null), fencedUpdate, new UpdateOptions().upsert(true));
     } catch (MongoException e) {
@@ -139,9 +158,13 @@ public final class FencedWriter {
   /**
    * Replaces document {@code id} if it also matches {@code filter} (e.g. the version read),
    * fenced; {@link Outcome#FILTER_NOT_MATCHED} when the fence allowed the write but the filter
-   * did not match.
+   * did not match. With a {@linkplain Builder#versionPolicy version policy} the replacement's
+   * version is the version it was read at: only that version is replaced
+   * ({@link Outcome#FILTER_NOT_MATCHED} if another writer moved it), and it is stored plus one.
    *
    * @throws IllegalArgumentException if the replacement has a different {@code _id}
+   * @throws io.writeguard.version.InvalidVersionException (versioned) if the replacement's
+   *     version is unusable, or missing while the policy refuses legacy documents
    */
   public Outcome replaceOne(LockHandle lock, Object id, Bson filter, Document replacement) {
     Objects.requireNonNull(replacement, "replacement must not be null");
@@ -150,10 +173,20 @@ public final class FencedWriter {
     }
     checkUsable(lock, id);
     Document stored = Fencing.fencedReplacement(replacement, fenceField, lock.token());
-    if (collection.replaceOne(fenced(lock, id, filter), stored).getMatchedCount() == 1) {
+    Bson match = filter;
+    if (versionPolicy != null) {
+      OptionalLong read = versionPolicy.expectedVersion(id,
+          replacement.toBsonDocument(BsonDocument.class, collection.getCodecRegistry()));
+      Bson sameVersion = read.isPresent()
+          ? eq(versionPolicy.field(), read.getAsLong())
+          : exists(versionPolicy.field(), false);
+      match = filter == null ? sameVersion : and(filter, sameVersion);
+      stored.put(versionPolicy.field(), read.orElse(VersionPolicy.INITIAL_VERSION) + 1);
+    }
+    if (collection.replaceOne(fenced(lock, id, match), stored).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
-    return classifyMiss(lock, id, filter != null);
+    return classifyMiss(lock, id, match != null);
   }
 
   /**
@@ -164,13 +197,17 @@ public final class FencedWriter {
    */
   public Optional<Document> findOneAndUpdate(LockHandle lock, Object id, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(update, fenceField, lock.token());
+    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
     Document doc = collection.findOneAndUpdate(fenced(lock, id, null), fencedUpdate, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
     classifyMiss(lock, id, false);
     return Optional.empty();
+  }
+
+  private Bson raisingVersion(Bson update) {
+    return versionPolicy == null ? update : versionPolicy.raising(update);
   }
 
   private Bson fenced(LockHandle lock, Object id, Bson extra) {
@@ -223,6 +260,7 @@ public final class FencedWriter {
     private String fenceField = Fencing.FIELD;
     private WriteGuardListener listener = WriteGuardListener.NOOP;
     private String strategy = "lock";
+    private VersionPolicy versionPolicy;
 
     private Builder(MongoCollection<Document> collection) {
       this.collection = collection;
@@ -246,7 +284,21 @@ public final class FencedWriter {
       return this;
     }
 
+    /**
+     * The collection is versioned (a {@code VersionedUpdater} writes it too): every write also
+     * raises {@code policy}'s version field, and an update that writes that field itself is
+     * refused ({@link io.writeguard.version.VersionFieldException}). Default: none.
+     */
+    public Builder versionPolicy(VersionPolicy policy) {
+      this.versionPolicy = Objects.requireNonNull(policy, "versionPolicy must not be null");
+      return this;
+    }
+
     public FencedWriter build() {
+      if (versionPolicy != null && versionPolicy.field().equals(fenceField)) {
+        throw new IllegalArgumentException("fenceField and the version field must differ, both"
+            + " were " + Checks.quote(fenceField));
+      }
       return new FencedWriter(this);
     }
   }

@@ -3,6 +3,7 @@ package io.writeguard.path;
 import com.mongodb.client.model.Updates;
 import java.util.Objects;
 import org.bson.conversions.Bson;
+import io.writeguard.version.VersionPolicy;
 import org.bson.types.Decimal128;
 
 /**
@@ -17,8 +18,23 @@ import org.bson.types.Decimal128;
  *     AtomicUpdates.addToSet(item.field("read"), userId));
  * }</pre>
  *
+ * <p><b>On a versioned collection use {@link #versioned(VersionPolicy)}.</b> The static
+ * methods here write only the path: they do not raise a version. A {@code VersionedUpdater}
+ * that read the document before such a write does not see it and writes back the value it
+ * read (a mutator reads {@code read: ["a"]}, an {@code addToSet} of {@code "b"} lands, the
+ * mutator sets {@code read: ["a", "c"]}: {@code "b"} is gone). The rule: a writer that changes
+ * any field a versioned mutator may read must raise the version in the same write. So use
+ * these unbound forms only on documents no versioned mutator reads.
+ *
+ * <pre>{@code
+ * AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
+ * collection.updateOne(eq("_id", id), atomic.addToSet(FieldPath.of("read"), userId));
+ * // {$addToSet: {read: userId}, $inc: {version: 1}}
+ * }</pre>
+ *
  * <p>Values are written as data: update operators never interpret operators inside a value.
- * Combine several with {@link Updates#combine}. Stateless and thread-safe.
+ * Combine several with {@link Updates#combine} (unbound), or
+ * {@link Versioned#raising(Bson)} (versioned). Stateless and thread-safe.
  */
 public final class AtomicUpdates {
   private AtomicUpdates() {}
@@ -47,6 +63,61 @@ public final class AtomicUpdates {
   /** {@code $set}: replaces the value at the path (creating missing parent documents). */
   public static <T> Bson set(FieldPath path, T value) {
     return Updates.set(FieldPath.requireNonNull(path).toString(), value);
+  }
+
+  /**
+   * The same operators bound to a {@link VersionPolicy}: each also raises the version by one in
+   * the same atomic write. Mixing these with {@code VersionedUpdater} on one document loses no
+   * update: an updater that read before the atomic write sees a conflict and re-reads.
+   */
+  public static Versioned versioned(VersionPolicy policy) {
+    return new Versioned(Objects.requireNonNull(policy, "policy"));
+  }
+
+  /**
+   * Atomic operators that also raise the version ({@code $inc: {version: 1}}), for collections
+   * a {@code VersionedUpdater} writes too. Each refuses a path on or under the version field
+   * with a {@link io.writeguard.version.VersionFieldException}. Immutable and thread-safe.
+   */
+  public static final class Versioned {
+    private final VersionPolicy policy;
+
+    private Versioned(VersionPolicy policy) {
+      this.policy = policy;
+    }
+
+    public VersionPolicy policy() {
+      return policy;
+    }
+
+    /** {@link AtomicUpdates#addToSet} and {@code $inc} of the version. */
+    public <T> Bson addToSet(FieldPath path, T value) {
+      return raising(AtomicUpdates.addToSet(path, value));
+    }
+
+    /** {@link AtomicUpdates#push} and {@code $inc} of the version. */
+    public <T> Bson push(FieldPath path, T value) {
+      return raising(AtomicUpdates.push(path, value));
+    }
+
+    /** {@link AtomicUpdates#inc} and {@code $inc} of the version. */
+    public Bson inc(FieldPath path, Number amount) {
+      return raising(AtomicUpdates.inc(path, amount));
+    }
+
+    /** {@link AtomicUpdates#set} and {@code $inc} of the version. */
+    public <T> Bson set(FieldPath path, T value) {
+      return raising(AtomicUpdates.set(path, value));
+    }
+
+    /**
+     * Any operator update (several combined, say) and {@code $inc} of the version.
+     *
+     * @throws io.writeguard.version.VersionFieldException if {@code update} writes the version
+     */
+    public Bson raising(Bson update) {
+      return policy.raising(update);
+    }
   }
 
   private static Number checkAmount(Number amount) {

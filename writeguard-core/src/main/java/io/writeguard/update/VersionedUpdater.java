@@ -6,6 +6,7 @@ import io.writeguard.Ticker;
 import io.writeguard.internal.Checks;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.path.AtomicUpdates;
 import io.writeguard.version.InvalidVersionException;
 import io.writeguard.version.VersionFieldException;
 import io.writeguard.version.VersionPolicy;
@@ -90,6 +91,15 @@ public final class VersionedUpdater {
 
   public VersionPolicy versionPolicy() {
     return versionPolicy;
+  }
+
+  /**
+   * Atomic operators bound to this updater's version policy: the safe way to write the same
+   * documents without a read ({@code $inc}, {@code $addToSet}, ...), since each also raises
+   * the version and so makes a concurrent update of this updater re-read instead of erasing it.
+   */
+  public AtomicUpdates.Versioned atomicUpdates() {
+    return AtomicUpdates.versioned(versionPolicy);
   }
 
   public RetryPolicy retryPolicy() {

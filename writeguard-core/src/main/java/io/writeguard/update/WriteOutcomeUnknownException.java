@@ -29,7 +29,24 @@ public class WriteOutcomeUnknownException extends UpdateFailedException {
     this.fromVersion = fromVersion;
   }
 
-  /** The version the write filtered on (0 for the adoption of a legacy document). */
+  /**
+   * For a write that filtered on no version (a counter's {@code $inc}, a fenced write): the
+   * write was sent and its outcome is unknown. {@link #fromVersion()} is -1.
+   *
+   * @param what the write, e.g. {@code "decrement by 5 of shard 2"}
+   */
+  public WriteOutcomeUnknownException(
+      String collection, Object key, int attempts, Duration elapsed, String what,
+      Throwable cause) {
+    super(collection, key, attempts, elapsed, what + " may or may not have been applied; not"
+        + " retried, since retrying would apply it twice if it was; re-read to find out", cause);
+    this.fromVersion = -1;
+  }
+
+  /**
+   * The version the write filtered on (0 for the adoption of a legacy document, -1 for a write
+   * that filtered on no version).
+   */
   public long fromVersion() {
     return fromVersion;
   }

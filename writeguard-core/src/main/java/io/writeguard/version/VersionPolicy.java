@@ -1,5 +1,7 @@
 package io.writeguard.version;
 
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.Updates;
 import io.writeguard.internal.Checks;
 import java.util.Locale;
 import java.util.Objects;
@@ -86,6 +88,27 @@ public final class VersionPolicy {
   /** {@code {$inc: {<field>: 1 (int64)}}}: on a missing field it creates the version as 1. */
   public Bson increment() {
     return new BsonDocument("$inc", new BsonDocument(field, new BsonInt64(1)));
+  }
+
+  /**
+   * {@code update} plus {@code $inc} of the version, for a write that does not filter on the
+   * version (an atomic operator, a fenced write, a counter): it does not need to know the
+   * version, but it must move it, so that a versioned read-change-write that read the document
+   * before it sees a conflict and re-reads, instead of writing back what it read.
+   *
+   * @throws VersionFieldException if {@code update} writes the version field itself
+   * @throws IllegalArgumentException if {@code update} is not a document of update operators
+   */
+  public Bson raising(Bson update) {
+    Objects.requireNonNull(update, "update");
+    VersionGuard.of(this).checkUpdate(update);
+    BsonDocument rendered = update.toBsonDocument(BsonDocument.class,
+        MongoClientSettings.getDefaultCodecRegistry());
+    if (rendered.isEmpty() || !rendered.getFirstKey().startsWith("$")) {
+      throw new IllegalArgumentException("update must be a document of update operators"
+          + " ($set, $inc, ...), was " + rendered.toJson());
+    }
+    return Updates.combine(update, increment());
   }
 
   /**
