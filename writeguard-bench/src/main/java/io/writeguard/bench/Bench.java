@@ -6,7 +6,6 @@ import com.mongodb.client.MongoCollection;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -105,18 +104,9 @@ final class Bench {
     }
     RoundPart total = new RoundPart();
     started.forEach(f -> total.merge(f.join()));
-    Document last = hot.find(eq("_id", docId)).first();
-    if (last == null) {
-      throw new IllegalStateException("the hot document _id=" + docId + " of " + name
-          + " is gone");
-    }
-    BitSet kept = HotDocument.kept(last);
-    BitSet lost = (BitSet) total.acked.clone();
-    lost.andNot(kept);
-    BitSet extra = (BitSet) kept.clone();
-    extra.andNot(total.acked);
+    LossCheck check = LossCheck.of(hot, docId, total.acked);
     hot.deleteOne(eq("_id", docId));
-    return RoundResult.of(name, round, total, lost.cardinality(), extra.cardinality());
+    return RoundResult.of(name, round, total, check.lost(), check.writtenNotAcked());
   }
 
   /** Clients of process {@code p}: an even split, the first ones taking the remainder. */

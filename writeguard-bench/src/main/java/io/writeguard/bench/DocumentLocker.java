@@ -28,12 +28,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *       a new {@code ObjectId} from the request's id, two requests for the same document never
  *       see each other's entry: <b>bug 1, the lock never excludes anyone</b>.
  *   <li>A waiter polls {@code lockedIds} every {@code pollInterval} (1 s in the article) and
- *       gives up after 60 s. <b>Bug 2</b>: after a waiter resolves, {@code acquire} adds the id
- *       without checking again, so two waiters that both saw the lock free both hold it.
- *   <li>{@code release} cancels every pending waiter's poll timer for the id without resolving
- *       or rejecting its promise: <b>bug 3, those waiters wait forever</b> (the request never
- *       answers). A caller of the port bounds its wait itself.
- *   <li><b>Bug 4</b>: the route calls {@code release} in its {@code catch} too, so a request
+ *       gives up after 60 s. <b>Bug 2</b>: {@code release} cancels every pending waiter's poll
+ *       timer for the id without resolving or rejecting its promise, so <b>a waiter never gets
+ *       the lock</b>: it waits forever (the request never answers) unless its 60 s ran out
+ *       first. A caller of the port bounds its wait itself. (After a poll does find the id
+ *       free, {@code acquire} adds it without a second look; the cancelled timers make that
+ *       path unreachable.)
+ *   <li><b>Bug 3</b>: the route calls {@code release} in its {@code catch} too, so a request
  *       whose {@code acquire} timed out frees the lock of the request that holds it.
  *   <li>It lives in one process's memory: processes do not see each other's locks.
  * </ul>
@@ -77,12 +78,12 @@ final class DocumentLocker implements AutoCloseable {
     }
     return wait.thenRun(() -> {
       synchronized (loop) {
-        lockedIds.add(id); // bug 2: no second look
+        lockedIds.add(id); // no second look (unreachable: see release)
       }
     });
   }
 
-  /** {@code release(_id)}: delete, and clear the waiters' timers without settling them (bug 3). */
+  /** {@code release(_id)}: delete, and clear the waiters' timers without settling them (bug 2). */
   void release(Object id) {
     synchronized (loop) {
       lockedIds.remove(id);
