@@ -8,9 +8,10 @@ import org.bson.Document;
 import org.bson.types.ObjectId;
 
 /**
- * The ceiling: no read at all, one {@code updateOne({_id}, {$push: {ids: n}})}; the server
- * applies it atomically. What a correct update of one document can reach on this server, when
- * the change can be said as an operator. Thread-safe.
+ * Another atomic operator, on request ({@code --contenders atomic-push}): one
+ * {@code updateOne({_id}, {$push: {ids: n}})}. The array grows by one element per operation,
+ * and the embedded server's cost per {@code $push} grows with it, so it is not the default
+ * ceiling ({@link AtomicInc} is). Thread-safe.
  */
 final class AtomicPush implements Contender {
   static final String NAME = "atomic-push";

@@ -42,12 +42,13 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--duration", defaultValue = "2s", description = "length of one contender's round (${DEFAULT-VALUE})")
   String duration;
 
-  @Option(names = "--warmup", defaultValue = "1s", description = "warm-up per contender, not counted (${DEFAULT-VALUE})")
+  @Option(names = "--warmup", defaultValue = "2s", description = "warm-up per contender, not counted (${DEFAULT-VALUE})")
   String warmup;
 
   @Option(names = "--contenders", split = ",", description = "contenders, default: all but naive. Known: "
       + "writeguard-versioned, spring-data-version, writeguard-redis-lock, redisson-rlock, "
-      + "writeguard-mongo-lock, shedlock-mongo, seed-document-locker, atomic-push, naive")
+      + "writeguard-mongo-lock, shedlock-mongo, seed-document-locker, atomic-bit, atomic-push,"
+      + " naive")
   List<String> contenders;
 
   @Option(names = "--mongo-uri", description = "MongoDB to use (default: an embedded one)")

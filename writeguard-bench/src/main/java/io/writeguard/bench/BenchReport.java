@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The bench's table (plain text, aligned) and its JSON. Each WriteGuard contender is compared
+ * The bench's table (plain text, aligned) and its JSON. The last column says whether a
+ * contender lost acknowledged updates. Each WriteGuard contender is compared
  * with its peer: {@code x peer} is its median throughput over the peer's, {@code p99 x peer}
  * its median p99 over the peer's (below 1 is better). {@code x atomic} is throughput over the
  * atomic ceiling's. Stateless.
@@ -19,17 +20,18 @@ final class BenchReport {
   static String table(Bench.Result result) {
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"contender", "acked", "lost", "exhausted", "errors", "retries",
-        "ops/s", "p50 ms", "p99 ms", "peer", "x peer", "p99 x peer", "x atomic"});
+        "ops/s", "p50 ms", "p99 ms", "peer", "x peer", "p99 x peer", "x atomic", "verdict"});
     for (ContenderSummary s : result.summaries()) {
       Optional<ContenderSummary> peer = peer(result, s);
-      Optional<ContenderSummary> atomic = find(result, AtomicPush.NAME);
+      Optional<ContenderSummary> atomic = find(result, AtomicInc.NAME);
       rows.add(new String[] {s.contender(), Long.toString(s.acked()), Long.toString(s.lost()),
           Long.toString(s.exhausted()), Long.toString(s.errors()), Long.toString(s.retries()),
           fmt("%.0f", s.throughputOpsS()), fmt("%.1f", s.p50Ms()), fmt("%.1f", s.p99Ms()),
           peer.map(ContenderSummary::contender).orElse("-"),
           peer.map(p -> ratio(s.throughputOpsS(), p.throughputOpsS())).orElse("-"),
           peer.map(p -> ratio(s.p99Ms(), p.p99Ms())).orElse("-"),
-          atomic.map(a -> ratio(s.throughputOpsS(), a.throughputOpsS())).orElse("-")});
+          atomic.map(a -> ratio(s.throughputOpsS(), a.throughputOpsS())).orElse("-"),
+          verdict(s)});
     }
     return align(rows);
   }
@@ -59,14 +61,26 @@ final class BenchReport {
         row.put("throughput_vs_peer", round(c.throughputOpsS() / p.throughputOpsS()));
         row.put("p99_vs_peer", round(c.p99Ms() / p.p99Ms()));
       });
-      find(result, AtomicPush.NAME).ifPresent(a ->
+      find(result, AtomicInc.NAME).ifPresent(a ->
           row.put("throughput_vs_atomic", round(c.throughputOpsS() / a.throughputOpsS())));
+      row.put("verdict", verdict(c));
       row.put("error_sample", c.errorSample());
       rows.add(row);
     }
     out.put("results", rows);
     out.put("rounds", result.rounds());
     return out;
+  }
+
+  /**
+   * "ok", or how many acknowledged updates were lost: a contender that loses updates is fast
+   * because it skips the work, and its row must not read like a win.
+   */
+  static String verdict(ContenderSummary s) {
+    if (s.lost() == 0) {
+      return "ok";
+    }
+    return fmt("LOSES UPDATES (%.0f%% of acked)", 100.0 * s.lost() / s.acked());
   }
 
   private static Optional<ContenderSummary> peer(Bench.Result result, ContenderSummary s) {

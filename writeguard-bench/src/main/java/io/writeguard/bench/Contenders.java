@@ -12,13 +12,14 @@ final class Contenders {
       WriteGuardOptimistic.NAME, SpringVersioned.NAME,
       WriteGuardLocked.REDIS, RedissonLocked.NAME,
       WriteGuardLocked.MONGO, ShedLockRetried.NAME,
-      SeedLocked.NAME, AtomicPush.NAME);
+      SeedLocked.NAME, AtomicInc.NAME);
 
   /** Every name {@link #create} knows. */
   static final List<String> ALL;
 
   static {
     List<String> all = new ArrayList<>(DEFAULT);
+    all.add(AtomicPush.NAME);
     all.add(NaiveFindReplace.NAME);
     ALL = List.copyOf(all);
   }
@@ -58,6 +59,7 @@ final class Contenders {
       case WriteGuardLocked.MONGO -> WriteGuardLocked.mongo(backends);
       case ShedLockRetried.NAME -> new ShedLockRetried(backends);
       case SeedLocked.NAME -> new SeedLocked(backends, new DocumentLocker(), () -> {});
+      case AtomicInc.NAME -> new AtomicInc(backends);
       case AtomicPush.NAME -> new AtomicPush(backends);
       case NaiveFindReplace.NAME -> new NaiveFindReplace(backends, () -> {});
       default -> throw new IllegalArgumentException(name);

@@ -11,8 +11,9 @@ import org.bson.types.ObjectId;
 
 /**
  * The bench's hot document and its one change. Operation {@code n} sets bit {@code n} of the
- * binary field {@code bits} (read in Java, changed, written back), or, for the atomic ceiling,
- * {@code $push}es {@code n} onto {@code ids}. A bitmap keeps the document small (one bit per
+ * binary field {@code bits} (read in Java, changed, written back); the atomic ceiling adds
+ * {@code 2^(n%64)} to the int64 {@code words.<n/64>} with {@code $inc}, and the optional
+ * {@code $push} contender appends {@code n} to {@code ids}. A bitmap keeps the document small (one bit per
  * operation, so a round of 20,000 operations reads and writes 2.5 kB) while every acknowledged
  * operation stays checkable one by one: its bit, or its id, is in the final document or its
  * update was lost.
@@ -23,6 +24,7 @@ import org.bson.types.ObjectId;
 final class HotDocument {
   static final String BITS = "bits";
   static final String IDS = "ids";
+  static final String WORDS = "words";
   static final String VERSION = "version";
 
   /** The optimistic contenders' budget: WriteGuard's default attempts and backoff. */
@@ -61,7 +63,7 @@ final class HotDocument {
         + " is a " + value.getClass().getSimpleName() + ", not binary");
   }
 
-  /** Every operation whose change is in {@code doc}: its bits and its {@code ids}. */
+  /** Every operation whose change is in {@code doc}: its bits, its words and its {@code ids}. */
   static BitSet kept(Document doc) {
     byte[] bits = bitsOf(doc);
     BitSet kept = new BitSet(bits.length * 8);
@@ -69,6 +71,17 @@ final class HotDocument {
       if ((bits[i / 8] & (1 << (i % 8))) != 0) {
         kept.set(i);
       }
+    }
+    Document words = doc.get(WORDS, Document.class);
+    if (words != null) {
+      words.forEach((key, word) -> {
+        long value = ((Number) word).longValue();
+        for (int b = 0; b < 64; b++) {
+          if ((value & (1L << b)) != 0) {
+            kept.set(Integer.parseInt(key) * 64 + b);
+          }
+        }
+      });
     }
     List<?> ids = doc.getList(IDS, Object.class, List.of());
     for (Object id : ids) {

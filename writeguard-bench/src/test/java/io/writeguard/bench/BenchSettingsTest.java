@@ -13,7 +13,7 @@ class BenchSettingsTest {
   @Test
   void refusesBadSettingsNamingTheValue() {
     assertThatThrownBy(() -> new Bench.Settings(List.of("nope"), 4, 1, 1, SECOND, SECOND))
-        .hasMessageContaining("'nope'").hasMessageContaining(AtomicPush.NAME);
+        .hasMessageContaining("'nope'").hasMessageContaining(AtomicInc.NAME);
     assertThatThrownBy(() -> new Bench.Settings(Contenders.DEFAULT, 2, 3, 1, SECOND, SECOND))
         .hasMessageContaining("processes").hasMessageContaining("was 3");
     assertThatThrownBy(() -> new Bench.Settings(Contenders.DEFAULT, 0, 1, 1, SECOND, SECOND))
