@@ -12,4 +12,8 @@ jar="$root/writeguard-bench/target/writeguard-bench.jar"
 if [[ ! -f "$jar" || -n "${REBUILD:-}" ]]; then
   (cd "$root" && mvn -B -q -pl writeguard-bench -am package -DskipTests)
 fi
-exec java -jar "$jar" "$@"
+args=("$@")
+if [[ " $* " != *" --out "* && " $* " != *" --out="* ]]; then
+  args+=(--out "$root/writeguard-bench/target/writeguard-bench.json") # keeps the work tree clean
+fi
+exec java -jar "$jar" "${args[@]}"

@@ -39,9 +39,14 @@ final class BenchReport {
   static Map<String, Object> json(Bench.Result result, Map<String, Object> servers) {
     Map<String, Object> out = new LinkedHashMap<>();
     Bench.Settings s = result.settings();
-    out.put("settings", Map.of("contenders", s.contenders(), "clients", s.clients(),
-        "processes", s.processes(), "rounds", s.rounds(), "warmup_ms", s.warmup().toMillis(),
-        "duration_ms", s.duration().toMillis()));
+    Map<String, Object> settings = new LinkedHashMap<>();
+    settings.put("contenders", s.contenders());
+    settings.put("clients", s.clients());
+    settings.put("processes", s.processes());
+    settings.put("rounds", s.rounds());
+    settings.put("warmup_ms", s.warmup().toMillis());
+    settings.put("duration_ms", s.duration().toMillis());
+    out.put("settings", settings);
     out.put("servers", servers);
     List<Map<String, Object>> rows = new ArrayList<>();
     for (ContenderSummary c : result.summaries()) {
@@ -54,7 +59,11 @@ final class BenchReport {
       row.put("errors", c.errors());
       row.put("retries", c.retries());
       row.put("throughput_ops_s", round(c.throughputOpsS()));
-      row.put("latency_ms", Map.of("p50", c.p50Ms(), "p99", c.p99Ms(), "max", c.maxMs()));
+      Map<String, Object> latency = new LinkedHashMap<>();
+      latency.put("p50", c.p50Ms());
+      latency.put("p99", c.p99Ms());
+      latency.put("max", c.maxMs());
+      row.put("latency_ms", latency);
       row.put("throughput_by_round", c.throughputByRound());
       peer(result, c).ifPresent(p -> {
         row.put("peer", p.contender());
