@@ -1,0 +1,66 @@
+package io.writeguard.bench;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import java.util.Objects;
+import org.bson.Document;
+
+/**
+ * The connections one bench process uses: a MongoDB client on the hot collection, and the
+ * Redis URI the Redis contenders open their own clients on. Contenders share the MongoDB
+ * client (one connection pool per process, as an application would have). Thread-safe;
+ * {@link #close()} closes the MongoDB client.
+ */
+final class Backends implements AutoCloseable {
+  static final String DATABASE = "writeguard_bench";
+
+  private final MongoClient mongo;
+  private final MongoDatabase database;
+  private final String collectionName;
+  private final String redisUri;
+
+  private Backends(MongoClient mongo, String collectionName, String redisUri) {
+    this.mongo = mongo;
+    this.database = mongo.getDatabase(DATABASE);
+    this.collectionName = collectionName;
+    this.redisUri = redisUri;
+  }
+
+  /** Connects to {@code mongoUri}; {@code redisUri} may be null when no Redis contender runs. */
+  static Backends connect(String mongoUri, String collectionName, String redisUri) {
+    Objects.requireNonNull(mongoUri, "mongoUri");
+    return new Backends(MongoClients.create(mongoUri), collectionName, redisUri);
+  }
+
+  MongoClient mongo() {
+    return mongo;
+  }
+
+  MongoDatabase database() {
+    return database;
+  }
+
+  String collectionName() {
+    return collectionName;
+  }
+
+  MongoCollection<Document> hot() {
+    return database.getCollection(collectionName);
+  }
+
+  /** The Redis URI; refuses when the run has none. */
+  String redisUri(String contender) {
+    if (redisUri == null) {
+      throw new IllegalStateException(contender + " needs Redis: pass --redis-uri or let the"
+          + " bench start its embedded Redis");
+    }
+    return redisUri;
+  }
+
+  @Override
+  public void close() {
+    mongo.close();
+  }
+}

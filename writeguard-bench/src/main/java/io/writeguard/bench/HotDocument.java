@@ -1,0 +1,99 @@
+package io.writeguard.bench;
+
+import io.writeguard.update.RetryPolicy;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import org.bson.Document;
+import org.bson.types.Binary;
+import org.bson.types.ObjectId;
+
+/**
+ * The bench's hot document and its one change. Operation {@code n} sets bit {@code n} of the
+ * binary field {@code bits} (read in Java, changed, written back); the atomic ceiling adds
+ * {@code 2^(n%64)} to the int64 {@code words.<n/64>} with {@code $inc}, and the optional
+ * {@code $push} contender appends {@code n} to {@code ids}. A bitmap keeps the document small (one bit per
+ * operation, so a round of 20,000 operations reads and writes 2.5 kB) while every acknowledged
+ * operation stays checkable one by one: its bit, or its id, is in the final document or its
+ * update was lost.
+ *
+ * <p>The document starts as {@code {_id, version: 0, bits: <empty>}}: {@code version} is both
+ * WriteGuard's and Spring Data's {@code @Version} field. Stateless.
+ */
+final class HotDocument {
+  static final String BITS = "bits";
+  static final String IDS = "ids";
+  static final String WORDS = "words";
+  static final String VERSION = "version";
+
+  /** The optimistic contenders' budget: WriteGuard's default attempts and backoff. */
+  static final RetryPolicy BUDGET = RetryPolicy.defaults();
+  /** How long a lock contender waits for the lock: WriteGuard's default retry deadline. */
+  static final Duration LOCK_WAIT = BUDGET.deadline();
+
+  private HotDocument() {}
+
+  /** A fresh document with no operation in it. */
+  static Document fresh(ObjectId id) {
+    return new Document("_id", id).append(VERSION, 0L).append(BITS, new Binary(new byte[0]));
+  }
+
+  /** {@code bits} with bit {@code opId} set (a new array, grown as needed). */
+  static byte[] withBit(byte[] bits, long opId) {
+    int index = checkedIndex(opId);
+    byte[] out = Arrays.copyOf(bits, Math.max(bits.length, index / 8 + 1));
+    out[index / 8] |= (byte) (1 << (index % 8));
+    return out;
+  }
+
+  /** The {@code bits} field of {@code doc}, empty when absent. */
+  static byte[] bitsOf(Document doc) {
+    Object value = doc.get(BITS);
+    if (value == null) {
+      return new byte[0];
+    }
+    if (value instanceof Binary binary) {
+      return binary.getData();
+    }
+    if (value instanceof byte[] bytes) {
+      return bytes;
+    }
+    throw new IllegalStateException("field " + BITS + " of _id=" + doc.get("_id")
+        + " is a " + value.getClass().getSimpleName() + ", not binary");
+  }
+
+  /** Every operation whose change is in {@code doc}: its bits, its words and its {@code ids}. */
+  static BitSet kept(Document doc) {
+    byte[] bits = bitsOf(doc);
+    BitSet kept = new BitSet(bits.length * 8);
+    for (int i = 0; i < bits.length * 8; i++) {
+      if ((bits[i / 8] & (1 << (i % 8))) != 0) {
+        kept.set(i);
+      }
+    }
+    Document words = doc.get(WORDS, Document.class);
+    if (words != null) {
+      words.forEach((key, word) -> {
+        long value = ((Number) word).longValue();
+        for (int b = 0; b < 64; b++) {
+          if ((value & (1L << b)) != 0) {
+            kept.set(Integer.parseInt(key) * 64 + b);
+          }
+        }
+      });
+    }
+    List<?> ids = doc.getList(IDS, Object.class, List.of());
+    for (Object id : ids) {
+      kept.set(checkedIndex(((Number) id).longValue()));
+    }
+    return kept;
+  }
+
+  static int checkedIndex(long opId) {
+    if (opId < 0 || opId > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("operation id out of range: " + opId);
+    }
+    return (int) opId;
+  }
+}

@@ -1,0 +1,28 @@
+package io.writeguard.bench;
+
+/**
+ * One contender's figures in one round, after its final document was checked.
+ *
+ * @param lost acknowledged operations whose change is not in the final document
+ * @param writtenNotAcked operations in the final document that their client saw fail (a write
+ *     that landed although the call threw); not a loss, shown for honesty
+ * @param retries attempts beyond the first, over the acknowledged operations
+ */
+record RoundResult(String contender, int round, long acked, long lost, long writtenNotAcked,
+    long exhausted, long errors, long retries, double throughputOpsS, double p50Ms, double p99Ms,
+    double maxMs, double elapsedS, String errorSample) {
+
+  static RoundResult of(String contender, int round, RoundPart part, long lost,
+      long writtenNotAcked) {
+    long acked = part.ackedCount();
+    double seconds = part.elapsedNanos / 1e9;
+    return new RoundResult(contender, round, acked, lost, writtenNotAcked, part.exhausted,
+        part.errors, part.attempts - acked, seconds > 0 ? acked / seconds : 0,
+        ms(part.latencyUs.getValueAtPercentile(50)), ms(part.latencyUs.getValueAtPercentile(99)),
+        ms(part.latencyUs.getMaxValue()), seconds, part.errorSample);
+  }
+
+  private static double ms(long micros) {
+    return micros / 1000.0;
+  }
+}

@@ -1,0 +1,39 @@
+package io.writeguard.bench;
+
+import com.mongodb.client.model.Updates;
+import io.writeguard.update.Mutation;
+import io.writeguard.update.RetriesExhaustedException;
+import io.writeguard.update.VersionedUpdater;
+import org.bson.types.Binary;
+import org.bson.types.ObjectId;
+
+/**
+ * WriteGuard's {@link VersionedUpdater} with its defaults: read, set the bit in Java, write
+ * {@code $set: {bits}} filtered on the version read, retried from a fresh read on a conflict.
+ * Built only through the public builder, so whatever the updater does by default (retry
+ * policy, batching) is what is measured. Thread-safe.
+ */
+final class WriteGuardOptimistic implements Contender {
+  static final String NAME = "writeguard-versioned";
+
+  private final VersionedUpdater updater;
+
+  WriteGuardOptimistic(Backends backends) {
+    this.updater = VersionedUpdater.builder(backends.hot()).strategyName("bench").build();
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int add(ObjectId docId, long opId) {
+    try {
+      return updater.update(docId, doc -> Mutation.update(Updates.set(HotDocument.BITS,
+          new Binary(HotDocument.withBit(HotDocument.bitsOf(doc), opId))))).attempts();
+    } catch (RetriesExhaustedException e) {
+      throw new BudgetExhaustedException(e.getMessage(), e);
+    }
+  }
+}
