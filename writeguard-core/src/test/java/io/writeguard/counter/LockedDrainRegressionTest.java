@@ -5,15 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockBackendException;
-import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.testing.ApplyThenFail;
+import io.writeguard.testing.ReleaseFailingLocks;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.update.WriteOutcomeUnknownException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.junit.jupiter.api.DynamicTest;
@@ -39,13 +38,13 @@ class LockedDrainRegressionTest {
   @Test
   void aLockReleaseFailureAfterASuccessfulDrainDoesNotReportTheDecrementAsFailed() {
     String id = seed(3, 3);
-    AtomicInteger releases = new AtomicInteger();
-    ShardedCounter counter = counter(collection, new ReleaseFails(releases));
+    ReleaseFailingLocks locks = new ReleaseFailingLocks();
+    ShardedCounter counter = counter(collection, locks);
 
     DecrementResult result = counter.decrement(id, 5);
 
     assertThat(result.combined()).isTrue();
-    assertThat(releases).hasValue(1);
+    assertThat(locks.releases()).isEqualTo(1);
     assertThat(counter.total(id)).isEqualTo(1);
   }
 
@@ -53,7 +52,7 @@ class LockedDrainRegressionTest {
   @Test
   void aLockReleaseFailureAfterARefusedDrainStillReportsTheRefusal() {
     String id = seed(3, 3);
-    ShardedCounter counter = counter(collection, new ReleaseFails(new AtomicInteger()));
+    ShardedCounter counter = counter(collection, new ReleaseFailingLocks());
 
     try {
       counter.decrement(id, 10);
@@ -132,60 +131,5 @@ class LockedDrainRegressionTest {
           .append("shard", i).append("balance", values[i]));
     }
     return id;
-  }
-
-  /** A local lock whose release happens and then reports a backend failure. */
-  private static final class ReleaseFails implements LockService {
-    private final LocalLockService local = LocalLockService.create();
-    private final AtomicInteger releases;
-
-    ReleaseFails(AtomicInteger releases) {
-      this.releases = releases;
-    }
-
-    @Override
-    public LockHandle acquire(String key, Duration waitTimeout) {
-      return new FailingRelease(local.acquire(key, waitTimeout), releases);
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquire(String key) {
-      return local.tryAcquire(key).map(h -> new FailingRelease(h, releases));
-    }
-
-    @Override
-    public String backend() {
-      return "release-fails";
-    }
-  }
-
-  private record FailingRelease(LockHandle delegate, AtomicInteger releases)
-      implements LockHandle {
-    @Override
-    public String key() {
-      return delegate.key();
-    }
-
-    @Override
-    public long token() {
-      return delegate.token();
-    }
-
-    @Override
-    public boolean isLost() {
-      return delegate.isLost();
-    }
-
-    @Override
-    public boolean isReleased() {
-      return delegate.isReleased();
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
-      releases.incrementAndGet();
-      throw new LockBackendException("injected: release of '" + key() + "' failed", null);
-    }
   }
 }
