@@ -2,6 +2,7 @@ package io.writeguard.adaptive;
 
 import io.writeguard.Ticker;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.UnderLock;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.update.Mutator;
@@ -82,8 +83,11 @@ public final class AdaptiveUpdater {
       }
     }
     router.lockedStarted(key);
-    try (LockHandle ignored = locks.acquire(key, lockWait)) {
-      return write(id, mutator, returnDocument);
+    try {
+      // Not try-with-resources: a release failing after the write was applied must not report
+      // the update as failed (a caller retrying it would apply the mutation twice).
+      LockHandle lock = locks.acquire(key, lockWait);
+      return UnderLock.run(lock, () -> write(id, mutator, returnDocument));
     } finally {
       router.lockedDone(key);
     }

@@ -4,6 +4,7 @@ import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import java.time.Duration;
 import io.writeguard.idempotency.OpResult;
+import io.writeguard.internal.UnderLock;
 import io.writeguard.update.WriteOutcomes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -100,9 +101,10 @@ final class LockedDrainCombiner implements Combiner {
         return new DecrementResult(amount, 1, false);
       }
     }
-    try (LockHandle lock = locks.acquire(lockPrefix + counterId, lockWait)) {
-      return drain(counterId, amount);
-    }
+    LockHandle lock = locks.acquire(lockPrefix + counterId, lockWait);
+    // Not try-with-resources: a release failing after a drain that took must not report the
+    // applied decrement as failed (a caller would retry it and take twice).
+    return UnderLock.run(lock, () -> drain(counterId, amount));
   }
 
   private DecrementResult drain(String counterId, long amount) {
@@ -143,20 +145,36 @@ final class LockedDrainCombiner implements Combiner {
         .count(), true);
   }
 
+  /**
+   * Gives every take back. Runs to the end even on an interrupted thread: the driver refuses
+   * every call while the interrupt flag is set, so giving up on it would strand the whole
+   * drained amount; the flag is cleared before each call and restored at the end (each call is
+   * still bounded by the client's timeouts).
+   */
   private void giveBack(String counterId, List<Take> takes, RuntimeException original) {
+    HeldInterrupt interrupt = new HeldInterrupt();
+    try {
+      giveBack(counterId, takes, original, interrupt);
+    } finally {
+      interrupt.restore();
+    }
+  }
+
+  private void giveBack(String counterId, List<Take> takes, RuntimeException original,
+      HeldInterrupt interrupt) {
     Map<Integer, Long> stranded = new LinkedHashMap<>();
     RuntimeException last = original;
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
-        OpResult result = send(() -> store.giveBackOnce(counterId, take.shard(), take.amount(),
-            take.opId(), backId));
+        OpResult result = send(() -> interrupt.clearing(() -> store.giveBackOnce(counterId,
+            take.shard(), take.amount(), take.opId(), backId)));
         if (result == OpResult.NOT_MATCHED && take.confirmed()) {
           // Applied, yet its record is gone (the shard document was deleted or replaced).
           stranded.merge(take.shard(), take.amount(), Long::sum);
         }
       } catch (RuntimeException e) {
-        if (recordedDespite(counterId, take.shard(), backId)) {
+        if (interrupt.clearing(() -> recordedDespite(counterId, take.shard(), backId))) {
           continue; // the reply was lost, the give-back was not
         }
         log.warn("counter '{}': giving back {} to shard {} failed after {} sends",
@@ -171,6 +189,22 @@ final class LockedDrainCombiner implements Combiner {
         e.addSuppressed(original);
       }
       throw e;
+    }
+  }
+
+  /** An interrupt seen (and cleared) while giving back, restored once the give-back is done. */
+  private static final class HeldInterrupt {
+    private boolean seen;
+
+    <T> T clearing(Supplier<T> call) {
+      seen |= Thread.interrupted();
+      return call.get();
+    }
+
+    void restore() {
+      if (seen | Thread.interrupted()) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

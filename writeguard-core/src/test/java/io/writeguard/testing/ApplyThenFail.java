@@ -1,5 +1,6 @@
 package io.writeguard.testing;
 
+import com.mongodb.MongoInterruptedException;
 import com.mongodb.MongoSocketReadException;
 import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoCollection;
@@ -28,12 +29,14 @@ public final class ApplyThenFail {
 
   private final int failAt;
   private final int failLast;
+  private final boolean interrupt;
   private final AtomicInteger writes = new AtomicInteger();
   private final List<String> log = new CopyOnWriteArrayList<>();
 
-  private ApplyThenFail(int failAt, int failLast) {
+  private ApplyThenFail(int failAt, int failLast, boolean interrupt) {
     this.failAt = failAt;
     this.failLast = failLast;
+    this.interrupt = interrupt;
   }
 
   /** Fails the {@code failAt}-th write (1-based) after applying it. */
@@ -50,12 +53,25 @@ public final class ApplyThenFail {
       throw new IllegalArgumentException("failAt and count must be >= 1, were " + failAt
           + " and " + count);
     }
-    return new ApplyThenFail(failAt, failAt + count - 1);
+    return new ApplyThenFail(failAt, failAt + count - 1, false);
+  }
+
+  /**
+   * The {@code failAt}-th write is applied, then the calling thread is interrupted while it
+   * waits for the reply: it gets a {@link MongoInterruptedException} with its interrupt flag
+   * set, as from the driver. The real driver then refuses every further call of that thread
+   * (reads too) until the flag is cleared, so the fault lasts as long as the flag does.
+   */
+  public static ApplyThenFail interruptedAtWrite(int failAt) {
+    if (failAt < 1) {
+      throw new IllegalArgumentException("failAt must be >= 1, was " + failAt);
+    }
+    return new ApplyThenFail(failAt, failAt, true);
   }
 
   /** Fails nothing; counts the writes. */
   public static ApplyThenFail never() {
-    return new ApplyThenFail(Integer.MAX_VALUE, Integer.MAX_VALUE);
+    return new ApplyThenFail(Integer.MAX_VALUE, Integer.MAX_VALUE, false);
   }
 
   /** Writes seen so far, the failed one included. */
@@ -88,6 +104,11 @@ public final class ApplyThenFail {
             result = method.invoke(real, args);
           } catch (InvocationTargetException e) {
             throw e.getCause();
+          }
+          if (write && n >= failAt && n <= failLast && interrupt) {
+            Thread.currentThread().interrupt();
+            throw new MongoInterruptedException("injected: write " + n + " was applied, then"
+                + " the thread was interrupted waiting for its reply", null);
           }
           if (write && n >= failAt && n <= failLast) {
             throw new MongoSocketReadException(

@@ -1,0 +1,45 @@
+package io.writeguard.internal;
+
+import io.writeguard.lock.LockHandle;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs work under a held lock, then releases it, without letting a failed release hide what
+ * the work did. Not API; stateless.
+ *
+ * <p>Why not try-with-resources: there a release that throws after the work returned replaces
+ * the work's result with the release's error, so a caller is told an applied write failed and
+ * may apply it again (a decrement taken twice). A lease lock's release is a write to its
+ * backend and can fail; the lease then runs out by itself. So: work that returned wins and a
+ * failed release is only logged; work that threw keeps its error, with the release's attached
+ * as suppressed.
+ */
+public final class UnderLock {
+  private static final Logger log = LoggerFactory.getLogger(UnderLock.class);
+
+  private UnderLock() {}
+
+  /** Runs {@code work}, then closes {@code lock}; see the class comment for failures. */
+  public static <T> T run(LockHandle lock, Supplier<T> work) {
+    T result;
+    try {
+      result = work.get();
+    } catch (RuntimeException | Error e) {
+      try {
+        lock.close();
+      } catch (RuntimeException releaseFailure) {
+        e.addSuppressed(releaseFailure);
+      }
+      throw e;
+    }
+    try {
+      lock.close();
+    } catch (RuntimeException releaseFailure) {
+      log.warn("lock '{}' (token {}): the work under it is done and stands; releasing it failed,"
+          + " it frees itself when its lease runs out", lock.key(), lock.token(), releaseFailure);
+    }
+    return result;
+  }
+}
