@@ -36,7 +36,8 @@ class RedisLockHandoffContractTest extends LockServiceContract {
         .keyPrefix(PREFIX)
         .handoffBatch(32)
         .lease(config.lease())
-        .listener(config.listener());
+        .listener(config.listener())
+        .ticker(config.ticker());
     if (config.renewInterval() == null) {
       builder.withoutWatchdog();
     } else {

@@ -32,7 +32,8 @@ class RedisLockServiceTest extends LockServiceContract {
         .client(client)
         .keyPrefix(PREFIX)
         .lease(config.lease())
-        .listener(config.listener());
+        .listener(config.listener())
+        .ticker(config.ticker());
     if (config.renewInterval() == null) {
       builder.withoutWatchdog();
     } else {
