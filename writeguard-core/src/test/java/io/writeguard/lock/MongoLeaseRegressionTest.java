@@ -63,4 +63,18 @@ class MongoLeaseRegressionTest {
     ((LockHandle) second.get()).close();
     assertThat(service.lockDocument("closing").get("owner")).isNull();
   }
+
+  /**
+   * Regression (issue 8): a take sent twice (a driver retry after a lost reply, on a server
+   * without retryable writes) found the key busy with its own lease and blocked it for a lease.
+   */
+  @Test
+  void aTakeSentAgainFindsItsOwnAttemptAndIsGranted() {
+    MongoLockStore store = new MongoLockStore(locks, 30_000,
+        io.writeguard.internal.Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(2)), io.writeguard.Sleeper.system());
+    assertThat(store.take("resent", "me", "7", 4, false).grant()).isNotNull();
+    assertThat(store.take("resent", "me", "7", 4, false).grant()).as("the same attempt again").isNotNull();
+    assertThat(store.take("resent", "me", "8", 4, false).grant()).as("another attempt: busy").isNull();
+    assertThat(store.take("resent", "you", "7", 4, false).grant()).as("another owner: busy").isNull();
+  }
 }
