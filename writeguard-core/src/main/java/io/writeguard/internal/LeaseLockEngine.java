@@ -8,6 +8,7 @@ import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.monitor.WriteGuardListener;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -86,6 +87,12 @@ public final class LeaseLockEngine {
   private final LocalLockService localLocks;
   private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Long> yields = new ConcurrentHashMap<>();
+  /**
+   * Makes attempt ids unique across engines, not only within one: a store takes a take with
+   * the holder's owner and attempt for a resend and grants it, so two services sharing an owner
+   * id (a configured name on two replicas, a restarted process) must never share an attempt.
+   */
+  private final String attemptPrefix = Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
   private final AtomicLong attempts = new AtomicLong();
   private final ScheduledThreadPoolExecutor scheduler;
   private volatile boolean closed;
@@ -206,7 +213,7 @@ public final class LeaseLockEngine {
           busy.beforeTake();
         }
         long sent = ticker.nanoTime();
-        String attemptId = Long.toString(attempts.incrementAndGet(), 36);
+        String attemptId = attemptPrefix + "." + Long.toString(attempts.incrementAndGet(), 36);
         LeaseStore.Take take = take(key, attemptId, wait, attempt, start);
         if (take.grant() != null) {
           Lease fresh = new Lease(key, attemptId, take.grant(), sent);

@@ -5,7 +5,8 @@ package io.writeguard.internal;
  * and releases one lease at a time and keeps each key's fencing tokens rising (its token floor);
  * queueing, hand-off between threads, the watchdog and lost-lease signalling are the engine's.
  *
- * <p>Every take carries an <b>attempt id</b>, unique within the owner. A store records it with
+ * <p>Every take carries an <b>attempt id</b>, unique across engines (a random prefix per engine
+ * plus a count), so two services that share an owner id never share one. A store records it with
  * the lease and treats a take whose key already holds this owner's lease under the same attempt
  * as acquired (same tokens), so a take that is sent twice (driver retry, client resend after a
  * reconnect) does not lock its own caller out; {@link #abandon} frees a lease by attempt when

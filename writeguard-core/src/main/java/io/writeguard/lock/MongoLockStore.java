@@ -48,7 +48,7 @@ import org.bson.conversions.Bson;
  * <pre>
  * { _id: "orders:42",          // the lock key
  *   owner: "9f3c…" | null,      // service instance holding it; null when released
- *   attempt: "1k",              // the holder's take attempt, unique within the owner
+ *   attempt: "3kq9…x.1k",       // the holder's take attempt: engine prefix + count, unique
  *   token: 160,                 // top of the holder's token block; only ever rises
  *   leaseMs: 30000,             // the holder's lease
  *   acquiredAt: ISODate(…),     // server clock ($currentDate) when taken

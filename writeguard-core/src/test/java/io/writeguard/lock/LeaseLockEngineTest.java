@@ -79,4 +79,23 @@ class LeaseLockEngineTest {
       other.close();
     }
   }
+
+  /**
+   * Regression (review of the engine): attempt ids counted from 1 in every engine, so a second
+   * service started with the same owner id (a configured owner shared by two replicas, or a
+   * restarted process reusing its name while the old one still holds) sent a take with the
+   * same owner and attempt as the holder's, the store took it for a resend, and both held the
+   * key. Attempt ids must be unique across engines, not only within one.
+   */
+  @Test
+  void twoEnginesWithTheSameOwnerIdNeverBothHoldAKey() {
+    engine = engine("shared-owner", Duration.ofSeconds(10));
+    LeaseLockEngine twin = engine("shared-owner", Duration.ofSeconds(10));
+    try (LockHandle held = engine.acquire("k", Duration.ofSeconds(5))) {
+      assertThat(twin.tryAcquire("k")).as("the key is held by the other engine").isEmpty();
+      assertThat(held.isLost()).isFalse();
+    } finally {
+      twin.close();
+    }
+  }
 }

@@ -77,4 +77,21 @@ class MongoLeaseRegressionTest {
     assertThat(store.take("resent", "me", "8", 4, false).grant()).as("another attempt: busy").isNull();
     assertThat(store.take("resent", "you", "7", 4, false).grant()).as("another owner: busy").isNull();
   }
+
+  /**
+   * Regression (review of the engine): two services with the same owner id both counted attempt
+   * ids from 1, so the second one's take matched the holder's {owner, attempt} as a resend and
+   * was granted while the first still held the key.
+   */
+  @Test
+  void twoServicesWithTheSameOwnerIdNeverBothHoldAKey() {
+    service = MongoLeaseLockService.builder(locks).noCleanup().owner("replica").build();
+    MongoLeaseLockService twin = MongoLeaseLockService.builder(locks).noCleanup().owner("replica").build();
+    try (LockHandle held = service.acquire("shared", Duration.ofSeconds(5))) {
+      assertThat(twin.tryAcquire("shared")).as("held by the other service").isEmpty();
+      assertThat(held.isLost()).isFalse();
+    } finally {
+      twin.close();
+    }
+  }
 }

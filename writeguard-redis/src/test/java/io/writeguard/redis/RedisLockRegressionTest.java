@@ -54,4 +54,22 @@ class RedisLockRegressionTest {
       locks.close();
     }
   }
+
+  /**
+   * Regression (review of the engine): two services with the same owner id both counted attempt
+   * ids from 1, so the second one's take found "owner:1" as the holder, took it for its own
+   * resent take and got the same block of tokens: two holders with equal fencing tokens.
+   */
+  @Test
+  void twoServicesWithTheSameOwnerIdNeverBothHoldAKey() {
+    RedisLockService locks = RedisLockService.builder().client(client).keyPrefix(prefix).owner("replica").build();
+    RedisLockService twin = RedisLockService.builder().client(client).keyPrefix(prefix).owner("replica").build();
+    try (LockHandle held = locks.acquire("shared", Duration.ofSeconds(5))) {
+      assertThat(twin.tryAcquire("shared")).as("held by the other service").isEmpty();
+      assertThat(held.isLost()).isFalse();
+    } finally {
+      twin.close();
+      locks.close();
+    }
+  }
 }
