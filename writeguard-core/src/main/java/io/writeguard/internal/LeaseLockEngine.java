@@ -338,11 +338,12 @@ public final class LeaseLockEngine {
     }
   }
 
+  /** Ends the lease; a failure is returned, to be thrown once the local turn has passed on. */
   private RuntimeException endReporting(Lease lease) {
     try {
       end(lease);
       return null;
-    } catch (LockBackendException e) {
+    } catch (LockBackendException | WriteGuardInterruptedException e) {
       return e;
     }
   }

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.writeguard.Sleeper;
+import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.LeaseLockEngine;
+import io.writeguard.internal.LeaseStore;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.FakeTime;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -97,5 +100,32 @@ class LeaseLockEngineTest {
     } finally {
       twin.close();
     }
+  }
+
+  /**
+   * Regression (review of the engine): a release interrupted inside the store (the store throws
+   * WriteGuardInterruptedException) escaped before the handle gave up its in-process turn, so
+   * the key stayed locked in this process for good: every later caller timed out.
+   */
+  @Test
+  void aReleaseInterruptedInTheStoreStillPassesTheLocalTurnOn() {
+    AtomicBoolean interruptNext = new AtomicBoolean(true);
+    LeaseStore interrupting = new ForwardingStore(store) {
+      @Override
+      public long release(String key, String owner, String attempt, Grant grant) {
+        long yield = super.release(key, owner, attempt, grant);
+        if (interruptNext.getAndSet(false)) {
+          throw new WriteGuardInterruptedException("releasing (test)", new InterruptedException());
+        }
+        return yield;
+      }
+    };
+    engine = new LeaseLockEngine(new LeaseLockEngine.Settings("memory", "a", Duration.ofSeconds(30),
+        Duration.ofSeconds(10), 1, Duration.ofMillis(200), 256, time.ticker(), Sleeper.system(),
+        WriteGuardListener.NOOP), interrupting);
+    LockHandle held = engine.acquire("k", Duration.ofSeconds(5));
+    assertThatThrownBy(held::close).isInstanceOf(WriteGuardInterruptedException.class);
+    assertThat(Thread.interrupted()).as("the flag was kept (and is cleared here)").isTrue();
+    assertThat(engine.tryAcquire("k")).as("the local turn was passed on").hasValueSatisfying(LockHandle::close);
   }
 }
