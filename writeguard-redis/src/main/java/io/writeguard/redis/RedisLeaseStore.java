@@ -112,8 +112,13 @@ final class RedisLeaseStore implements LeaseStore {
       public void pause(int attempt, long retryHintNanos, long maxNanos) throws InterruptedException {
         if (wake == null) {
           // Subscribe, then take again at once: a release before the subscription sends nothing.
+          // Wait for the confirmation no longer than the caller may still wait.
           wake = waker.register(keyPrefix + key);
-          wake.awaitSubscribed(commandTimeout);
+          long confirmNanos = Math.min(commandTimeout.toNanos(), Math.max(0, maxNanos));
+          if (!wake.awaitSubscribed(Duration.ofNanos(confirmNanos)) && confirmNanos == commandTimeout.toNanos()) {
+            log.warn("subscription to the release channel of redis lock '{}' not confirmed within commandTimeout {}ms;"
+                + " waiting by re-checks only", LockArguments.shorten(key), commandTimeout.toMillis());
+          }
           return;
         }
         long holderLeft = retryHintNanos == Long.MAX_VALUE ? Long.MAX_VALUE : retryHintNanos + 1_000_000;
