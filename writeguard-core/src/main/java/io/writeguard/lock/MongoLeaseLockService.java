@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>Stored per key (the document survives release, so its token only rises):
  *
  * <pre>
- * { _id: "orders:42", owner: "4711-9f3c…" | null, token: 160, leaseMs: 30000,
+ * { _id: "orders:42", owner: "4711-9f3c…" | null, attempt: "3kq9…x.1k", token: 160, leaseMs: 30000,
  *   acquiredAt: ISODate, renewedAt: ISODate, releasedAt: ISODate, contendedAt: ISODate }
  * </pre>
  *
@@ -49,10 +49,10 @@ import org.slf4j.LoggerFactory;
  *       for real, and if another process marked the lock contended, this process pauses for one
  *       maximum backoff so the other one gets its turn.
  *   <li><b>Renew.</b> A watchdog per lease sets {@code renewedAt} every {@code renewInterval},
- *       filtered on owner and token. If the document no longer matches, or the lease runs out
+ *       filtered on owner and attempt. If the document no longer matches, or the lease runs out
  *       on this side's clock before a renewal gets through, the handle is marked lost, the
  *       listener hears {@code onLeaseLost}, and the key's local queue moves on.
- *   <li><b>Release.</b> {@code {_id, owner, token}} → {@code owner: null}; the token stays. A
+ *   <li><b>Release.</b> {@code {_id, owner, attempt}} → {@code owner: null}; the token stays. A
  *       holder whose lease expired matches nothing, so it can never free a newer holder's lock.
  *   <li><b>Take over.</b> An expired lease matches step 2's filter; the new holder's token is
  *       higher, so fenced writes ({@link Fencing}, {@link FencedWriter}) from the old holder are
