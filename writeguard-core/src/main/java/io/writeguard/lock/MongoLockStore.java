@@ -15,6 +15,7 @@ import static com.mongodb.client.model.Updates.unset;
 
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoException;
+import com.mongodb.MongoInterruptedException;
 import com.mongodb.MongoWriteException;
 import com.mongodb.ReadConcern;
 import com.mongodb.ReadPreference;
@@ -24,22 +25,30 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.UpdateOptions;
+import io.writeguard.Sleeper;
+import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Backoff;
+import io.writeguard.internal.LeaseStore;
+import io.writeguard.internal.LockArguments;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import org.bson.BsonType;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 
 /**
- * Every MongoDB command of the lease lock, in one place. Stateless apart from the collection;
- * thread-safe. Not API.
+ * The MongoDB store of the lease-lock engine: every MongoDB command of the lease lock, in one
+ * place. Stateless apart from the collection; thread-safe. Not API.
  *
  * <p>One document per key, kept after release so its token never goes back:
  *
  * <pre>
  * { _id: "orders:42",          // the lock key
  *   owner: "9f3c…" | null,      // service instance holding it; null when released
+ *   attempt: "3kq9…x.1k",       // the holder's take attempt: engine prefix + count, unique
  *   token: 160,                 // top of the holder's token block; only ever rises
  *   leaseMs: 30000,             // the holder's lease
  *   acquiredAt: ISODate(…),     // server clock ($currentDate) when taken
@@ -54,8 +63,9 @@ import org.bson.conversions.Bson;
  *
  * <p>Expiry is judged only by the server's clock: {@code renewedAt + leaseMs < $$NOW}.
  */
-final class MongoLockStore {
+final class MongoLockStore implements LeaseStore {
   static final String OWNER = "owner";
+  static final String ATTEMPT = "attempt";
   static final String TOKEN = "token";
   static final String LEASE_MS = "leaseMs";
   static final String ACQUIRED_AT = "acquiredAt";
@@ -76,8 +86,14 @@ final class MongoLockStore {
       .returnDocument(ReturnDocument.BEFORE).projection(Projections.include(ACQUIRED_AT, CONTENDED_AT));
 
   private final MongoCollection<Document> locks;
+  private final long leaseMs;
+  private final Backoff backoff;
+  private final Sleeper sleeper;
 
-  MongoLockStore(MongoCollection<?> collection) {
+  MongoLockStore(MongoCollection<?> collection, long leaseMs, Backoff backoff, Sleeper sleeper) {
+    this.leaseMs = leaseMs;
+    this.backoff = backoff;
+    this.sleeper = sleeper;
     // Lock writes must survive a failover, or a new primary could hand the lock out again.
     this.locks = collection.withDocumentClass(Document.class)
         .withWriteConcern(WriteConcern.MAJORITY)
@@ -89,28 +105,48 @@ final class MongoLockStore {
     return locks.getNamespace().getFullName();
   }
 
-  /** What one successful take returned. */
-  record Grant(long top, boolean fresh) {}
+  @Override
+  public String describe() {
+    return namespace();
+  }
 
   /**
-   * One atomic attempt: take {@code key} if it is free, expired or missing, and raise its token
-   * by {@code block}. Returns null when another owner holds a live lease: the conditional upsert
-   * then tries to insert a second document with the same {@code _id} and the unique index
-   * refuses it (duplicate key), which is the "busy" signal, not an error.
+   * One atomic attempt: take {@code key} if it is free, expired, missing, or already ours under
+   * this attempt (a resent take), and raise its token by {@code block}. Busy when another owner
+   * holds a live lease: the conditional upsert then tries to insert a second document with the
+   * same {@code _id} and the unique index refuses it (duplicate key), which is the "busy"
+   * signal, not an error. A fresh document is lifted above the cleaner's token floor.
    */
-  Grant tryTake(String key, String owner, long leaseMs, int block) {
-    Bson filter = and(eq("_id", key), or(eq(OWNER, null), EXPIRED));
-    Bson update = combine(set(OWNER, owner), set(LEASE_MS, leaseMs), inc(TOKEN, (long) block),
+  @Override
+  public Take take(String key, String owner, String attempt, int block, boolean queued) {
+    Bson filter = and(eq("_id", key), or(eq(OWNER, null), EXPIRED, and(eq(OWNER, owner), eq(ATTEMPT, attempt))));
+    Bson update = combine(set(OWNER, owner), set(ATTEMPT, attempt), set(LEASE_MS, leaseMs), inc(TOKEN, (long) block),
         currentDate(ACQUIRED_AT), currentDate(RENEWED_AT), setOnInsert(FRESH, true));
     try {
       Document doc = locks.findOneAndUpdate(filter, update, UPSERT_AFTER);
-      return new Grant(tokenOf(doc), Boolean.TRUE.equals(doc.getBoolean(FRESH)));
-    } catch (MongoException e) {
-      if (isDuplicateKey(e)) {
-        return null;
+      long top = tokenOf(doc);
+      if (Boolean.TRUE.equals(doc.getBoolean(FRESH))) {
+        Long lifted = liftAboveFloor(key, owner, attempt, block);
+        if (lifted == null) {
+          return Take.busy(Long.MAX_VALUE); // taken over in between: busy after all
+        }
+        top = lifted;
       }
-      throw e;
+      return new Take(new Grant(top - block + 1, top), 0);
+    } catch (MongoInterruptedException e) {
+      InterruptedException cause = new InterruptedException(e.getMessage());
+      cause.initCause(e);
+      throw new WriteGuardInterruptedException("taking mongo lock '" + LockArguments.shorten(key) + "'", cause);
+    } catch (MongoException e) {
+      if (!isDuplicateKey(e)) {
+        throw e;
+      }
     }
+    if (queued) {
+      // Tells the holder that another owner is waiting, so it yields after its current batch.
+      locks.updateOne(and(eq("_id", key), ne(OWNER, owner)), currentDate(CONTENDED_AT));
+    }
+    return Take.busy(Long.MAX_VALUE);
   }
 
   /**
@@ -118,39 +154,56 @@ final class MongoLockStore {
    * whose document was deleted must not restart below the tokens it issued before) and clears
    * the {@code fresh} mark. Returns the new top token, or null if the lease was lost meanwhile.
    */
-  Long liftAboveFloor(String key, String owner, long top, int block) {
+  private Long liftAboveFloor(String key, String owner, String attempt, int block) {
     Document floorDoc = locks.find(eq("_id", FLOOR_ID)).first();
     long floor = floorDoc == null ? 0 : ((Number) floorDoc.get(FLOOR)).longValue();
-    Document doc = locks.findOneAndUpdate(and(eq("_id", key), eq(OWNER, owner), eq(TOKEN, top)),
+    Document doc = locks.findOneAndUpdate(ours(key, owner, attempt),
         combine(unset(FRESH), max(TOKEN, floor + block)), AFTER);
     return doc == null ? null : tokenOf(doc);
   }
 
   /** Extends the lease from now (server clock). False if the document is no longer ours. */
-  boolean renew(String key, String owner, long top) {
-    return locks.updateOne(and(eq("_id", key), eq(OWNER, owner), eq(TOKEN, top)),
-        currentDate(RENEWED_AT)).getMatchedCount() == 1;
+  @Override
+  public boolean renew(String key, String owner, String attempt, Grant grant) {
+    return locks.updateOne(ours(key, owner, attempt), currentDate(RENEWED_AT)).getMatchedCount() == 1;
   }
 
   /**
-   * Frees the lock if it is still ours (owner and token both match, so a holder whose lease
-   * expired can never free a newer holder's lock). Returns whether another owner found it busy
-   * while we held it, or null if it was no longer ours.
+   * Frees the lock if it is still ours (owner and attempt both match, so a holder whose lease
+   * expired can never free a newer holder's lock). Returns one maximum backoff if another owner
+   * found it busy while we held it, so this process lets that one have its turn.
    */
-  Boolean release(String key, String owner, long top) {
-    Document before = locks.findOneAndUpdate(and(eq("_id", key), eq(OWNER, owner), eq(TOKEN, top)),
+  @Override
+  public long release(String key, String owner, String attempt, Grant grant) {
+    Document before = locks.findOneAndUpdate(ours(key, owner, attempt),
         combine(set(OWNER, null), currentDate(RELEASED_AT)), RELEASE_OPTIONS);
     if (before == null) {
-      return null;
+      return 0;
     }
     Date acquired = before.getDate(ACQUIRED_AT);
     Date contended = before.getDate(CONTENDED_AT);
-    return contended != null && (acquired == null || !contended.before(acquired));
+    boolean askedFor = contended != null && (acquired == null || !contended.before(acquired));
+    return askedFor ? backoff.maxNanos() : 0;
   }
 
-  /** Tells the holder that another owner is waiting, so it yields after its current batch. */
-  void markContended(String key, String owner) {
-    locks.updateOne(and(eq("_id", key), ne(OWNER, owner)), currentDate(CONTENDED_AT));
+  @Override
+  public void abandon(String key, String owner, String attempt) {
+    locks.updateOne(ours(key, owner, attempt), combine(set(OWNER, null), currentDate(RELEASED_AT)));
+  }
+
+  /** A busy head polls: bounded exponential backoff, jittered, capped by the remaining wait. */
+  @Override
+  public BusyWait busyWait(String key) {
+    return (attempt, retryHintNanos, maxNanos) -> {
+      long nanos = Math.min(backoff.equalJitterNanos(attempt, ThreadLocalRandom.current()), maxNanos);
+      if (nanos > 0) {
+        sleeper.sleep(Duration.ofNanos(nanos));
+      }
+    };
+  }
+
+  private static Bson ours(String key, String owner, String attempt) {
+    return and(eq("_id", key), eq(OWNER, owner), eq(ATTEMPT, attempt));
   }
 
   /**

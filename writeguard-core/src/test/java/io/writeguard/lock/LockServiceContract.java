@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
+import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.Concurrently;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -38,7 +40,11 @@ public abstract class LockServiceContract {
    * How the service under test is configured. {@code renewInterval} null means no watchdog:
    * the lease is never renewed.
    */
-  public record LeaseConfig(Duration lease, Duration renewInterval, WriteGuardListener listener) {
+  public record LeaseConfig(Duration lease, Duration renewInterval, WriteGuardListener listener, Ticker ticker) {
+    public LeaseConfig(Duration lease, Duration renewInterval, WriteGuardListener listener) {
+      this(lease, renewInterval, listener, Ticker.system());
+    }
+
     static LeaseConfig standard() {
       return new LeaseConfig(Duration.ofSeconds(10), Duration.ofSeconds(3), WriteGuardListener.NOOP);
     }
@@ -310,5 +316,55 @@ public abstract class LockServiceContract {
     await().atMost(Duration.ofSeconds(10)).until(held::isLost);
     assertThat(lost).contains(held.token());
     held.close();
+  }
+
+  /**
+   * Regression (issue 8): the hand-out of a lease to the next holder W raced a renewal that
+   * found the lease lost. W is stopped inside the hand-out, after the service judged the lease
+   * usable and before W became its current holder; right then another owner takes the key and
+   * the watchdog hears "not yours". The loss found nobody to mark, so W came out with a handle
+   * whose isLost() was false and no watchdog, while the other owner held the lock. W must
+   * either not get the lock (the other owner holds it) or get a handle that says it is lost.
+   */
+  @Test
+  void aHandOutRacingALostRenewalNeverYieldsAHandleThatBelievesItHoldsTheLock() throws Exception {
+    assumeThat(supportsLeases()).as("in-process locks have no lease: the holder is this process").isTrue();
+    GateTicker gate = GateTicker.overSystemTime();
+    CountDownLatch lost = new CountDownLatch(1);
+    WriteGuardListener listener = new WriteGuardListener() {
+      @Override
+      public void onLeaseLost(String backend, String key, long token) {
+        lost.countDown();
+      }
+    };
+    LockService locks = service(new LeaseConfig(Duration.ofSeconds(10), Duration.ofMillis(50), listener, gate));
+    String key = freshKey();
+    LockHandle first = locks.acquire(key, Duration.ofSeconds(5));
+    AtomicReference<Object> outcome = new AtomicReference<>();
+    Thread next = new Thread(() -> {
+      try {
+        outcome.set(locks.acquire(key, Duration.ofSeconds(2)));
+      } catch (RuntimeException e) {
+        outcome.set(e);
+      }
+    });
+    gate.stopInReadFrom(next, "handOut");
+    next.start();
+    first.close(); // kept for the queued caller, or released and taken again by it
+    gate.awaitStopped();
+    simulateTakeover(key);
+    assertThat(lost.await(30, TimeUnit.SECONDS)).as("the watchdog found the lease lost").isTrue();
+    gate.open();
+    next.join(30_000);
+    assertThat(next.isAlive()).isFalse();
+    if (outcome.get() instanceof LockHandle handed) {
+      try {
+        assertThat(handed.isLost()).as("a handle handed out from a lost lease says so").isTrue();
+      } finally {
+        handed.close();
+      }
+    } else {
+      assertThat(outcome.get()).isInstanceOf(LockTimeoutException.class);
+    }
   }
 }

@@ -19,7 +19,8 @@ class MongoLeaseLockServiceTest extends LockServiceContract {
   protected LockService create(LeaseConfig config) {
     MongoLeaseLockService.Builder builder = MongoLeaseLockService.builder(locks)
         .lease(config.lease())
-        .listener(config.listener());
+        .listener(config.listener())
+        .ticker(config.ticker());
     if (config.renewInterval() == null) {
       builder.noRenewal();
     } else {

@@ -49,20 +49,18 @@ final class LockScripts {
 
   /**
    * The first token of a block of {@code block} (> 0), or minus the holder's remaining lease in
-   * ms, or 0 if it has no expiry.
+   * ms, or 0 if it has no expiry; {@code holder} is "owner:attempt".
    */
-  CompletableFuture<Long> acquire(String lockKey, String counterKey, String owner, long leaseMillis,
-      int block) {
-    return run(acquire, new String[] {lockKey, counterKey}, owner, Long.toString(leaseMillis),
-        Integer.toString(block));
+  CompletableFuture<Long> acquire(String lockKey, String holder, long leaseMillis, int block) {
+    return run(acquire, new String[] {lockKey}, holder, Long.toString(leaseMillis), Integer.toString(block));
   }
 
-  /** 1 when released, 0 when the key no longer holds {@code value}. */
-  CompletableFuture<Long> release(String lockKey, String value, String channel) {
-    return run(release, new String[] {lockKey}, value, channel);
+  /** 1 when released, 0 when the key no longer holds {@code holder}. */
+  CompletableFuture<Long> release(String lockKey, String holder, String channel, long keepMillis) {
+    return run(release, new String[] {lockKey}, holder, channel, Long.toString(keepMillis));
   }
 
-  /** 1 when renewed, 0 when the key no longer holds {@code value}. */
+  /** 1 when renewed, 0 when the key no longer holds {@code value} ("owner:attempt"). */
   CompletableFuture<Long> renew(String lockKey, String value, long leaseMillis) {
     return run(renew, new String[] {lockKey}, value, Long.toString(leaseMillis));
   }

@@ -85,7 +85,7 @@ final class ReleaseWaker implements AutoCloseable {
         channel.subscribed.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         return true;
       } catch (ExecutionException | TimeoutException e) {
-        log.warn("subscription to release channel '{}' not confirmed within {}ms ({}); waiting by re-checks only",
+        log.debug("subscription to release channel '{}' not confirmed within {}ms ({})",
             name, timeout.toMillis(), LockScripts.unwrap(e).toString());
         return false;
       }

@@ -1,28 +1,40 @@
 -- Takes the lock if it is free and mints a block of fencing tokens for the new holder.
---   KEYS[1]  the lock key          ARGV[1]  owner id of the caller
---   KEYS[2]  the token counter     ARGV[2]  lease in milliseconds
---                                  ARGV[3]  tokens to reserve (1, or the hand-off batch)
--- Returns the first token of the block (> 0) when the lock was taken; the key then holds
--- "owner:first". When it is held, returns minus the holder's remaining lease in ms (< 0), or 0
--- if the key has no expiry, so the caller knows how long to wait at most: expiry sends no
--- release message.
--- The counter is raised only on success: tokens need to rise, not to count attempts.
-local ttl = redis.call('pttl', KEYS[1])
-if ttl == -2 then
-  if redis.call('exists', KEYS[2]) == 0 then
-    -- A missing counter (first use, or Redis lost its data) starts at the server's clock in
-    -- microseconds, so tokens stay above those handed out before the loss.
-    local now = redis.call('time')
-    redis.call('set', KEYS[2], string.format('%d', tonumber(now[1]) * 1000000 + tonumber(now[2])))
+--   KEYS[1]  the lock key, a hash:  o = "owner:attempt" of the holder (absent when free),
+--            f = first token of the holder's block, t = the highest token ever minted here
+--   ARGV[1]  "owner:attempt" of the caller    ARGV[2]  lease in milliseconds
+--   ARGV[3]  tokens to reserve (1, or the hand-off batch; at most 1024)
+-- Returns the first token of the block (> 0) when the lock is the caller's. A take sent again
+-- (client resend after a reconnect) finds its own attempt and gets the same block. When held
+-- by someone else, returns minus the holder's remaining lease in ms (< 0), or 0 if the key has
+-- no expiry, so the caller knows how long to wait at most: expiry sends no release message.
+-- Tokens are the server's clock in milliseconds times 2048 plus a per-key count, and every
+-- token minted in millisecond T is below (T + 1) * 2048: when a take would pass that, it is
+-- refused with -1 (retry in a millisecond). So tokens rise even when Redis restarts without
+-- its data, at any rate, as long as the server clock does not step back. Lua numbers are
+-- doubles: exact up to 2^53, that is until the year 2109.
+local held = redis.call('hget', KEYS[1], 'o')
+if held == ARGV[1] then
+  redis.call('pexpire', KEYS[1], ARGV[2])
+  return tonumber(redis.call('hget', KEYS[1], 'f'))
+end
+if held then
+  local ttl = redis.call('pttl', KEYS[1])
+  if ttl < 0 then
+    return 0
   end
-  local block = tonumber(ARGV[3])
-  local first = redis.call('incrby', KEYS[2], block) - block + 1
-  -- Scripts run atomically, so the key is still absent: this is SET NX PX. Lua numbers are
-  -- doubles: format the token as an integer (exact up to 2^53, some 200 years of microseconds).
-  redis.call('set', KEYS[1], ARGV[1] .. ':' .. string.format('%d', first), 'px', ARGV[2])
-  return first
+  return -ttl
 end
-if ttl < 0 then
-  return 0
+local now = redis.call('time')
+local base = (tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) * 2048
+local next = tonumber(redis.call('hget', KEYS[1], 't') or '0') + 1
+local first = math.max(base, next)
+local block = tonumber(ARGV[3])
+-- Tokens minted at an earlier millisecond end below base + 2048, so next > base + 2048 only
+-- when the clock stepped back: then count on (documented). Otherwise the block must fit.
+if first <= base + 2048 and first + block > base + 2048 then
+  return -1
 end
-return -ttl
+redis.call('hset', KEYS[1], 'o', ARGV[1], 'f', string.format('%d', first),
+  't', string.format('%d', first + block - 1))
+redis.call('pexpire', KEYS[1], ARGV[2])
+return first

@@ -1,7 +1,6 @@
 package io.writeguard.redis;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockServiceContract;
@@ -36,7 +35,8 @@ class RedisLockHandoffContractTest extends LockServiceContract {
         .keyPrefix(PREFIX)
         .handoffBatch(32)
         .lease(config.lease())
-        .listener(config.listener());
+        .listener(config.listener())
+        .ticker(config.ticker());
     if (config.renewInterval() == null) {
       builder.withoutWatchdog();
     } else {
@@ -47,6 +47,7 @@ class RedisLockHandoffContractTest extends LockServiceContract {
 
   @Override
   protected void simulateTakeover(String key) {
-    redis.sync().set(PREFIX + key, "intruder:" + Long.MAX_VALUE, SetArgs.Builder.px(60_000));
+    redis.sync().hset(PREFIX + key, "o", "intruder:1");
+    redis.sync().pexpire(PREFIX + key, 60_000);
   }
 }

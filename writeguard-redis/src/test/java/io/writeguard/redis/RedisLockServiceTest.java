@@ -1,7 +1,6 @@
 package io.writeguard.redis;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockServiceContract;
@@ -31,8 +30,10 @@ class RedisLockServiceTest extends LockServiceContract {
     RedisLockService.Builder builder = RedisLockService.builder()
         .client(client)
         .keyPrefix(PREFIX)
+        .handoffBatch(1) // every holder takes the lock at Redis; the hand-off variant runs too
         .lease(config.lease())
-        .listener(config.listener());
+        .listener(config.listener())
+        .ticker(config.ticker());
     if (config.renewInterval() == null) {
       builder.withoutWatchdog();
     } else {
@@ -43,6 +44,7 @@ class RedisLockServiceTest extends LockServiceContract {
 
   @Override
   protected void simulateTakeover(String key) {
-    redis.sync().set(PREFIX + key, "intruder:" + Long.MAX_VALUE, SetArgs.Builder.px(60_000));
+    redis.sync().hset(PREFIX + key, "o", "intruder:1");
+    redis.sync().pexpire(PREFIX + key, 60_000);
   }
 }

@@ -34,7 +34,11 @@ final class TestRedis {
 
   /** A redis-server of its own, on a free port; close() stops it. */
   static Server startPrivate() {
-    int port = freePort();
+    return startOn(freePort());
+  }
+
+  /** A fresh, empty redis-server of its own on {@code port} (e.g. to replace one just stopped). */
+  static Server startOn(int port) {
     try {
       RedisServer server = RedisServer.newRedisServer()
           .port(port)
@@ -43,14 +47,14 @@ final class TestRedis {
           .setting("appendonly no")
           .build();
       server.start();
-      return new Server(server, "redis://127.0.0.1:" + port);
+      return new Server(server, "redis://127.0.0.1:" + port, port);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start embedded redis-server on port " + port, e);
     }
   }
 
   /** A running embedded server. */
-  record Server(RedisServer server, String uri) implements AutoCloseable {
+  record Server(RedisServer server, String uri, int port) implements AutoCloseable {
     @Override
     public void close() {
       try {

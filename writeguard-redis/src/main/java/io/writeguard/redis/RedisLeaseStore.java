@@ -1,0 +1,150 @@
+package io.writeguard.redis;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.LeaseStore;
+import io.writeguard.internal.LockArguments;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis store of the lease-lock engine: one hash per lock key, changed only by the Lua
+ * scripts next to this class, so every step is atomic at the server.
+ *
+ * <pre>
+ * wg:lock:orders:42 = { o: "node-a/9f3c:1k",   // owner:attempt of the holder; absent when free
+ *                       f: 3650722201075712,   // first token of the holder's block
+ *                       t: 3650722201075743 }  // highest token minted for the key
+ * PX = the lease while held; kept {@link #KEEP_FREED} after a release, then gone.
+ * </pre>
+ *
+ * <p>Tokens are {@code serverMillis * 2048 + n} and never pass the next millisecond's range
+ * (see {@code acquire.lua}), so they rise across a restart of Redis without its data; the key
+ * is kept a moment after release so a take within the same millisecond counts on.
+ *
+ * <p>Every command goes out on one connection, so calls made one after another reach Redis in
+ * that order: a release sent (without waiting) before the next local caller's take runs first,
+ * and an abandon sent after a take that timed out runs after it. Busy waiters subscribe to the
+ * key's release channel ({@link ReleaseWaker}) and re-check after the holder's remaining lease
+ * or {@code fallbackRecheck}, as pub/sub may lose messages and expiry sends none. Thread-safe.
+ */
+final class RedisLeaseStore implements LeaseStore {
+  private static final Logger log = LoggerFactory.getLogger(RedisLeaseStore.class);
+  /** How long a released key keeps its token count: far longer than the millisecond it needs. */
+  static final Duration KEEP_FREED = Duration.ofSeconds(1);
+
+  private final LockScripts scripts;
+  private final ReleaseWaker waker;
+  private final String keyPrefix;
+  private final long leaseMs;
+  private final Duration commandTimeout;
+  private final long fallbackNanos;
+
+  RedisLeaseStore(LockScripts scripts, ReleaseWaker waker, String keyPrefix, Duration lease,
+      Duration commandTimeout, Duration fallbackRecheck) {
+    this.scripts = scripts;
+    this.waker = waker;
+    this.keyPrefix = keyPrefix;
+    this.leaseMs = lease.toMillis();
+    this.commandTimeout = commandTimeout;
+    this.fallbackNanos = fallbackRecheck.toNanos();
+  }
+
+  @Override
+  public String describe() {
+    return "redis " + keyPrefix;
+  }
+
+  @Override
+  public Take take(String key, String owner, String attempt, int block, boolean queued) {
+    long result = await(scripts.acquire(keyPrefix + key, owner + ":" + attempt, leaseMs, block), key);
+    if (result > 0) {
+      return new Take(new Grant(result, result + block - 1), 0);
+    }
+    return Take.busy(result < 0 ? TimeUnit.MILLISECONDS.toNanos(-result) : Long.MAX_VALUE);
+  }
+
+  @Override
+  public boolean renew(String key, String owner, String attempt, Grant grant) {
+    return await(scripts.renew(keyPrefix + key, owner + ":" + attempt, leaseMs), key) == 1L;
+  }
+
+  /** Sent without waiting for the answer; a failure leaves the key to expire with its lease. */
+  @Override
+  public long release(String key, String owner, String attempt, Grant grant) {
+    String holder = owner + ":" + attempt;
+    scripts.release(keyPrefix + key, holder, keyPrefix + key, KEEP_FREED.toMillis())
+        .whenComplete((result, error) -> {
+          if (error != null) {
+            log.warn("release of redis lock '{}' ({}) failed; it expires with its lease: {}",
+                LockArguments.shorten(key), holder, LockScripts.unwrap(error).toString());
+          } else if (result == 0L) {
+            log.debug("redis lock '{}' ({}) was no longer held at release", LockArguments.shorten(key), holder);
+          }
+        });
+    return 0;
+  }
+
+  @Override
+  public void abandon(String key, String owner, String attempt) {
+    release(key, owner, attempt, null);
+  }
+
+  @Override
+  public BusyWait busyWait(String key) {
+    return new BusyWait() {
+      private ReleaseWaker.Registration wake;
+
+      @Override
+      public void beforeTake() {
+        if (wake != null) {
+          wake.drain(); // only releases after this take may wake us
+        }
+      }
+
+      @Override
+      public void pause(int attempt, long retryHintNanos, long maxNanos) throws InterruptedException {
+        if (wake == null) {
+          // Subscribe, then take again at once: a release before the subscription sends nothing.
+          // Wait for the confirmation no longer than the caller may still wait.
+          wake = waker.register(keyPrefix + key);
+          long confirmNanos = Math.min(commandTimeout.toNanos(), Math.max(0, maxNanos));
+          if (!wake.awaitSubscribed(Duration.ofNanos(confirmNanos)) && confirmNanos == commandTimeout.toNanos()) {
+            log.warn("subscription to the release channel of redis lock '{}' not confirmed within commandTimeout {}ms;"
+                + " waiting by re-checks only", LockArguments.shorten(key), commandTimeout.toMillis());
+          }
+          return;
+        }
+        long holderLeft = retryHintNanos == Long.MAX_VALUE ? Long.MAX_VALUE : retryHintNanos + 1_000_000;
+        wake.await(Math.min(maxNanos, Math.min(holderLeft, fallbackNanos)));
+      }
+
+      @Override
+      public void close() {
+        if (wake != null) {
+          wake.close();
+        }
+      }
+    };
+  }
+
+  /** The reply within {@code commandTimeout}; a late or failed reply is a store failure. */
+  private long await(CompletableFuture<Long> reply, String key) {
+    try {
+      return reply.get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      throw new WriteGuardInterruptedException("waiting for redis to answer for lock '" + LockArguments.shorten(key) + "'", e);
+    } catch (TimeoutException e) {
+      throw new RedisCommandTimeoutException("no answer within commandTimeout " + commandTimeout.toMillis() + "ms");
+    } catch (ExecutionException e) {
+      Throwable cause = LockScripts.unwrap(e);
+      throw cause instanceof RuntimeException runtime ? runtime : new RedisException(cause);
+    }
+  }
+}
