@@ -90,22 +90,23 @@ final class LockedDrainCombiner implements Combiner {
   private record Take(int shard, long amount, String opId, boolean confirmed) {}
 
   @Override
-  public DecrementResult combine(String counterId, long amount, int shardAlreadyTried) {
+  public DecrementResult combine(String counterId, long amount, int shardAlreadyTried,
+      ChangeRecorder recorder) {
     long[] seen = store.read(counterId);
     for (int i : ShardPlans.largestFirst(seen)) {
       if (seen[i] < amount) {
         break;
       }
-      if (i != shardAlreadyTried && store.tryTake(counterId, i, amount)) {
+      if (i != shardAlreadyTried && store.tryTake(counterId, i, amount, recorder)) {
         return new DecrementResult(amount, 1, false);
       }
     }
     try (LockHandle lock = locks.acquire(lockPrefix + counterId, lockWait)) {
-      return drain(counterId, amount);
+      return drain(counterId, amount, recorder);
     }
   }
 
-  private DecrementResult drain(String counterId, long amount) {
+  private DecrementResult drain(String counterId, long amount, ChangeRecorder recorder) {
     String drainId = UUID.randomUUID().toString();
     List<Take> takes = new ArrayList<>();
     long remaining = amount;
@@ -120,7 +121,7 @@ final class LockedDrainCombiner implements Combiner {
           for (int t = 0; t < TRIES_PER_SHARD && available > 0 && remaining > 0; t++) {
             Take take = new Take(i, Math.min(available, remaining), opId, false);
             takes.add(take); // before sending: if its outcome stays unknown, it is given back
-            OpResult result = send(() -> store.takeOnce(counterId, i, take.amount(), opId));
+            OpResult result = send(() -> store.takeOnce(counterId, i, take.amount(), opId, recorder));
             takes.remove(takes.size() - 1);
             if (result != OpResult.NOT_MATCHED) {
               takes.add(new Take(i, take.amount(), opId, true));
@@ -132,25 +133,26 @@ final class LockedDrainCombiner implements Combiner {
         }
       }
     } catch (RuntimeException e) {
-      giveBack(counterId, takes, e);
+      giveBack(counterId, takes, e, recorder);
       throw new DecrementFailedException(counterId, amount, e);
     }
     if (remaining > 0) {
-      giveBack(counterId, takes, null);
+      giveBack(counterId, takes, null, recorder);
       throw new InsufficientBalanceException(counterId, amount, amount - remaining);
     }
     return new DecrementResult(amount, (int) takes.stream().mapToInt(Take::shard).distinct()
         .count(), true);
   }
 
-  private void giveBack(String counterId, List<Take> takes, RuntimeException original) {
+  private void giveBack(String counterId, List<Take> takes, RuntimeException original,
+      ChangeRecorder recorder) {
     Map<Integer, Long> stranded = new LinkedHashMap<>();
     RuntimeException last = original;
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
         OpResult result = send(() -> store.giveBackOnce(counterId, take.shard(), take.amount(),
-            take.opId(), backId));
+            take.opId(), backId, recorder));
         if (result == OpResult.NOT_MATCHED && take.confirmed()) {
           // Applied, yet its record is gone (the shard document was deleted or replaced).
           stranded.merge(take.shard(), take.amount(), Long::sum);
