@@ -18,7 +18,8 @@ final class AtomicFieldsCombiner implements Combiner {
   }
 
   @Override
-  public DecrementResult combine(String counterId, long amount, int shardAlreadyTried) {
+  public DecrementResult combine(String counterId, long amount, int shardAlreadyTried,
+      ChangeRecorder recorder) {
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       long[] values = store.read(counterId);
       long total = ShardPlans.sum(values);
@@ -26,7 +27,7 @@ final class AtomicFieldsCombiner implements Combiner {
         throw new InsufficientBalanceException(counterId, amount, total);
       }
       long[] take = ShardPlans.plan(values, amount);
-      if (store.tryTakeAll(counterId, take)) {
+      if (store.tryTakeAll(counterId, take, recorder)) {
         int used = ShardPlans.countPositive(take);
         return new DecrementResult(amount, used, used > 1);
       }

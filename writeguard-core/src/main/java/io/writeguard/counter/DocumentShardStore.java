@@ -52,11 +52,11 @@ final class DocumentShardStore implements ShardStore {
   }
 
   @Override
-  public void add(String counterId, int shard, long amount) {
-    Bson update = writes.raisingVersion(Updates.combine(
+  public void add(String counterId, int shard, long amount, ChangeRecorder recorder) {
+    Bson update = writes.recording(writes.raisingVersion(Updates.combine(
         Updates.inc(field, amount),
         Updates.setOnInsert("counter", counterId),
-        Updates.setOnInsert("shard", shard)));
+        Updates.setOnInsert("shard", shard))), recorder, amount);
     writes.once(shardId(counterId, shard), "increment by " + amount + " of counter '"
         + counterId + "'", () -> {
       Upserts.upsert(collection, eq("_id", shardId(counterId, shard)), update);
@@ -65,20 +65,24 @@ final class DocumentShardStore implements ShardStore {
   }
 
   @Override
-  public boolean tryTake(String counterId, int shard, long amount) {
+  public boolean tryTake(String counterId, int shard, long amount, ChangeRecorder recorder) {
+    Bson update = writes.recording(writes.raisingVersion(Updates.inc(field, -amount)), recorder,
+        -amount);
     return writes.once(shardId(counterId, shard), "decrement by " + amount + " of counter '"
         + counterId + "'",
         () -> collection.updateOne(and(eq("_id", shardId(counterId, shard)), gte(field, amount)),
-            writes.raisingVersion(Updates.inc(field, -amount))).getMatchedCount() == 1);
+            update).getMatchedCount() == 1);
   }
 
   /**
    * Takes {@code amount} from one shard if it holds that much, once per {@code opId}:
    * {@link OpResult#ALREADY_APPLIED} when an earlier send with this id was applied.
    */
-  OpResult takeOnce(String counterId, int shard, long amount, String opId) {
+  OpResult takeOnce(String counterId, int shard, long amount, String opId,
+      ChangeRecorder recorder) {
     return GUARD.apply(collection, shardId(counterId, shard), gte(field, amount),
-        writes.raisingVersion(Updates.inc(field, -amount)), opId);
+        writes.recording(writes.raisingVersion(Updates.inc(field, -amount)), recorder, -amount),
+        opId);
   }
 
   /**
@@ -86,9 +90,11 @@ final class DocumentShardStore implements ShardStore {
    * was applied (its id is recorded): {@link OpResult#NOT_MATCHED} means it never was, so a
    * take whose outcome stayed unknown is returned exactly when it happened.
    */
-  OpResult giveBackOnce(String counterId, int shard, long amount, String takeOpId, String opId) {
+  OpResult giveBackOnce(String counterId, int shard, long amount, String takeOpId, String opId,
+      ChangeRecorder recorder) {
     return GUARD.apply(collection, shardId(counterId, shard), eq(OPS_FIELD, takeOpId),
-        writes.raisingVersion(Updates.inc(field, amount)), opId);
+        writes.recording(writes.raisingVersion(Updates.inc(field, amount)), recorder, amount),
+        opId);
   }
 
   /** True when the shard records {@code opId} as applied (a read). */

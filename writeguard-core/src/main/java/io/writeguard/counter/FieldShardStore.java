@@ -37,8 +37,9 @@ final class FieldShardStore implements ShardStore {
   }
 
   @Override
-  public void add(String counterId, int shard, long amount) {
-    Bson update = writes.raisingVersion(Updates.inc(fields[shard], amount));
+  public void add(String counterId, int shard, long amount, ChangeRecorder recorder) {
+    Bson update = writes.recording(writes.raisingVersion(Updates.inc(fields[shard], amount)),
+        recorder, amount);
     writes.once(counterId, "increment by " + amount + " of counter '" + counterId
         + "' (" + fields[shard] + ")", () -> {
       Upserts.upsert(collection, eq("_id", counterId), update);
@@ -47,18 +48,20 @@ final class FieldShardStore implements ShardStore {
   }
 
   @Override
-  public boolean tryTake(String counterId, int shard, long amount) {
+  public boolean tryTake(String counterId, int shard, long amount, ChangeRecorder recorder) {
+    Bson update = writes.recording(writes.raisingVersion(Updates.inc(fields[shard], -amount)),
+        recorder, -amount);
     return writes.once(counterId, "decrement by " + amount + " of counter '" + counterId
         + "' (" + fields[shard] + ")",
         () -> collection.updateOne(and(eq("_id", counterId), gte(fields[shard], amount)),
-            writes.raisingVersion(Updates.inc(fields[shard], -amount))).getMatchedCount() == 1);
+            update).getMatchedCount() == 1);
   }
 
   /**
    * Takes {@code take[i]} from every shard i in one atomic update, only if each of those
    * shards still holds at least that much.
    */
-  boolean tryTakeAll(String counterId, long[] take) {
+  boolean tryTakeAll(String counterId, long[] take, ChangeRecorder recorder) {
     List<Bson> filters = new ArrayList<>();
     List<Bson> updates = new ArrayList<>();
     filters.add(eq("_id", counterId));
@@ -68,7 +71,8 @@ final class FieldShardStore implements ShardStore {
         updates.add(Updates.inc(fields[i], -take[i]));
       }
     }
-    Bson update = writes.raisingVersion(Updates.combine(updates));
+    Bson update = writes.recording(writes.raisingVersion(Updates.combine(updates)), recorder,
+        -ShardPlans.sum(take));
     return writes.once(counterId, "combined decrement " + Arrays.toString(take) + " of counter '"
         + counterId + "'",
         () -> collection.updateOne(and(filters), update).getMatchedCount() == 1);

@@ -91,23 +91,24 @@ final class LockedDrainCombiner implements Combiner {
   private record Take(int shard, long amount, String opId, boolean confirmed) {}
 
   @Override
-  public DecrementResult combine(String counterId, long amount, int shardAlreadyTried) {
+  public DecrementResult combine(String counterId, long amount, int shardAlreadyTried,
+      ChangeRecorder recorder) {
     long[] seen = store.read(counterId);
     for (int i : ShardPlans.largestFirst(seen)) {
       if (seen[i] < amount) {
         break;
       }
-      if (i != shardAlreadyTried && store.tryTake(counterId, i, amount)) {
+      if (i != shardAlreadyTried && store.tryTake(counterId, i, amount, recorder)) {
         return new DecrementResult(amount, 1, false);
       }
     }
     LockHandle lock = locks.acquire(lockPrefix + counterId, lockWait);
     // Not try-with-resources: a release failing after a drain that took must not report the
     // applied decrement as failed (a caller would retry it and take twice).
-    return UnderLock.run(lock, () -> drain(counterId, amount));
+    return UnderLock.run(lock, () -> drain(counterId, amount, recorder));
   }
 
-  private DecrementResult drain(String counterId, long amount) {
+  private DecrementResult drain(String counterId, long amount, ChangeRecorder recorder) {
     String drainId = UUID.randomUUID().toString();
     List<Take> takes = new ArrayList<>();
     long remaining = amount;
@@ -122,7 +123,7 @@ final class LockedDrainCombiner implements Combiner {
           for (int t = 0; t < TRIES_PER_SHARD && available > 0 && remaining > 0; t++) {
             Take take = new Take(i, Math.min(available, remaining), opId, false);
             takes.add(take); // before sending: if its outcome stays unknown, it is given back
-            OpResult result = send(() -> store.takeOnce(counterId, i, take.amount(), opId));
+            OpResult result = send(() -> store.takeOnce(counterId, i, take.amount(), opId, recorder));
             takes.remove(takes.size() - 1);
             if (result != OpResult.NOT_MATCHED) {
               takes.add(new Take(i, take.amount(), opId, true));
@@ -134,11 +135,11 @@ final class LockedDrainCombiner implements Combiner {
         }
       }
     } catch (RuntimeException e) {
-      giveBack(counterId, takes, e);
+      giveBack(counterId, takes, e, recorder);
       throw new DecrementFailedException(counterId, amount, e);
     }
     if (remaining > 0) {
-      giveBack(counterId, takes, null);
+      giveBack(counterId, takes, null, recorder);
       throw new InsufficientBalanceException(counterId, amount, amount - remaining);
     }
     return new DecrementResult(amount, (int) takes.stream().mapToInt(Take::shard).distinct()
@@ -151,24 +152,25 @@ final class LockedDrainCombiner implements Combiner {
    * drained amount; the flag is cleared before each call and restored at the end (each call is
    * still bounded by the client's timeouts).
    */
-  private void giveBack(String counterId, List<Take> takes, RuntimeException original) {
+  private void giveBack(String counterId, List<Take> takes, RuntimeException original,
+      ChangeRecorder recorder) {
     HeldInterrupt interrupt = new HeldInterrupt();
     try {
-      giveBack(counterId, takes, original, interrupt);
+      giveBack(counterId, takes, original, recorder, interrupt);
     } finally {
       interrupt.restore();
     }
   }
 
   private void giveBack(String counterId, List<Take> takes, RuntimeException original,
-      HeldInterrupt interrupt) {
+      ChangeRecorder recorder, HeldInterrupt interrupt) {
     Map<Integer, Long> stranded = new LinkedHashMap<>();
     RuntimeException last = original;
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
         OpResult result = send(() -> interrupt.clearing(() -> store.giveBackOnce(counterId,
-            take.shard(), take.amount(), take.opId(), backId)));
+            take.shard(), take.amount(), take.opId(), backId, recorder)));
         if (result == OpResult.NOT_MATCHED && take.confirmed()) {
           // Applied, yet its record is gone (the shard document was deleted or replaced).
           stranded.merge(take.shard(), take.amount(), Long::sum);

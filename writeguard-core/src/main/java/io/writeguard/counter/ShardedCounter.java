@@ -76,9 +76,21 @@ public final class ShardedCounter {
    *     could count it twice)
    */
   public void increment(String counterId, long amount) {
+    increment(counterId, amount, ChangeRecorder.NONE);
+  }
+
+  /**
+   * {@link #increment(String, long)}, with {@code recorder}'s update sent in the same write
+   * (see {@link ChangeRecorder}).
+   *
+   * @throws IllegalArgumentException if the recorder's update writes a field the counter
+   *     writes; nothing written
+   */
+  public void increment(String counterId, long amount, ChangeRecorder recorder) {
     checkId(counterId);
     checkAmount(amount);
-    store.add(counterId, randomShard(), amount);
+    Objects.requireNonNull(recorder, "recorder");
+    store.add(counterId, randomShard(), amount, recorder);
   }
 
   /**
@@ -97,13 +109,27 @@ public final class ShardedCounter {
    *     could not be returned
    */
   public DecrementResult decrement(String counterId, long amount) {
+    return decrement(counterId, amount, ChangeRecorder.NONE);
+  }
+
+  /**
+   * {@link #decrement(String, long)}, with {@code recorder}'s update sent in every write it
+   * makes (see {@link ChangeRecorder}): the changes recorded add up to {@code -amount} when it
+   * returns, and to 0 when it throws {@link InsufficientBalanceException} or
+   * {@link DecrementFailedException}.
+   *
+   * @throws IllegalArgumentException if the recorder's update writes a field the counter
+   *     writes; nothing written
+   */
+  public DecrementResult decrement(String counterId, long amount, ChangeRecorder recorder) {
     checkId(counterId);
     checkAmount(amount);
+    Objects.requireNonNull(recorder, "recorder");
     int shard = randomShard();
-    if (store.tryTake(counterId, shard, amount)) {
+    if (store.tryTake(counterId, shard, amount, recorder)) {
       return new DecrementResult(amount, 1, false);
     }
-    return combiner.combine(counterId, amount, shard);
+    return combiner.combine(counterId, amount, shard, recorder);
   }
 
   /**

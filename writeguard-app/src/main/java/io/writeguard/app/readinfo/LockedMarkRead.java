@@ -1,7 +1,6 @@
 package io.writeguard.app.readinfo;
 
 import static com.mongodb.client.model.Filters.eq;
-import static com.mongodb.client.model.Filters.exists;
 
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
@@ -18,7 +17,6 @@ import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
 import java.util.OptionalLong;
 import org.bson.Document;
-import org.bson.conversions.Bson;
 
 /**
  * The seed's fix: lock the document, find it, add the user in Java, {@code replaceOne} the
@@ -34,13 +32,16 @@ import org.bson.conversions.Bson;
  * seed's version lacks, both cheap:
  *
  * <ul>
- *   <li>The replace writes version + 1 and, unless
- *       {@link MarkReadDeps#versionFilterUnderLock()} is off, is filtered on the version read.
- *       Under the lock no holder can move it, so this costs nothing; but a writer that does
- *       not take the lock (an {@code atomic} or {@code optimistic} mark during a configuration
- *       change, a script) then makes the replace miss instead of being erased by it. A miss
- *       re-reads under the same lock, up to the retry policy's attempts. The lab turns the
- *       filter off, so that only the lock and its fence protect the write.
+ *   <li>The replace writes version + 1. Unless {@link MarkReadDeps#versionFilterUnderLock()}
+ *       is off, the {@link FencedWriter} is built with the version policy: every fenced write,
+ *       the claim included, raises the version, and the replace matches only the version read
+ *       (at the claim). Under the lock no holder can move it, so this costs nothing; but a
+ *       writer that does not take the lock (an {@code atomic}, {@code optimistic} or
+ *       {@code adaptive} mark, the other backend's lock, a script) then makes the replace miss
+ *       instead of being erased by it, and a replacing writer that read the document before
+ *       the claim misses instead of writing the old {@code _fence} back. A miss re-reads under
+ *       the same lock, up to the retry policy's attempts. The lab turns this off (its
+ *       documents are per strategy), so that only the lock and its fence protect the write.
  *   <li>A fenced write refused as stale (this holder's lease ran out, a newer holder wrote)
  *       wrote nothing; the mark takes the lock again and starts over, at most
  *       {@value #MAX_FENCED_REJECTIONS} times.
@@ -59,8 +60,8 @@ final class LockedMarkRead implements MarkReadStrategy {
     /** The document, or null when there is none. */
     Document read(LockHandle lock, Object id);
 
-    /** Replaces the document; {@code versionFilter} null: fenced only. */
-    Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement);
+    /** Replaces the document (filtered on its version when the writer is versioned). */
+    Outcome replace(LockHandle lock, Object id, Document replacement);
   }
 
   private final String name;
@@ -132,12 +133,11 @@ final class LockedMarkRead implements MarkReadStrategy {
                 attempts, fencedRejections);
           }
           long next = read.isPresent() ? read.getAsLong() + 1 : 1;
-          doc.put(versions.field(), next);
-          Bson versionFilter = !filterOnVersion ? null
-              : read.isPresent()
-              ? eq(versions.field(), read.getAsLong())
-              : exists(versions.field(), false);
-          switch (access.replace(lock, id, versionFilter, doc)) {
+          if (!filterOnVersion) {
+            doc.put(versions.field(), next); // fenced only: the lock alone protects the write
+          }
+          // Versioned (serve): the writer replaces only the version read and stores it + 1.
+          switch (access.replace(lock, id, doc)) {
             case APPLIED:
               return success(item, start, true, next, attempts, fencedRejections);
             case NOT_FOUND:
@@ -194,7 +194,7 @@ final class LockedMarkRead implements MarkReadStrategy {
       }
 
       @Override
-      public Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement) {
+      public Outcome replace(LockHandle lock, Object id, Document replacement) {
         // The seed's save(): by _id only, so another process's write in between is erased.
         if (collection.replaceOne(eq("_id", id), replacement)
             .getMatchedCount() == 1) {
@@ -212,11 +212,19 @@ final class LockedMarkRead implements MarkReadStrategy {
     // lower counter look stale forever once the other had written (mixing ?strategy= in serve).
     // Marks made under different backends still cannot erase each other: the replace is
     // filtered on the version read.
-    FencedWriter writer = FencedWriter.builder(collection)
+    FencedWriter.Builder builder = FencedWriter.builder(collection)
         .fenceField(name.equals(REDIS) ? Fencing.FIELD + "_redis" : Fencing.FIELD)
         .listener(deps.listener())
-        .strategy(name)
-        .build();
+        .strategy(name);
+    if (deps.versionFilterUnderLock()) {
+      // Serve: other writers (optimistic, adaptive, atomic, the other lock) share the
+      // documents. Every fenced write, the claim included, raises the version, and the replace
+      // matches only the version it read: a replacing writer that read the document before
+      // our claim misses instead of writing the old _fence back (lowering it), and we miss
+      // instead of erasing a write made after our claim.
+      builder.versionPolicy(versions);
+    }
+    FencedWriter writer = builder.build();
     return new Access() {
       @Override
       public Document read(LockHandle lock, Object id) {
@@ -224,10 +232,8 @@ final class LockedMarkRead implements MarkReadStrategy {
       }
 
       @Override
-      public Outcome replace(LockHandle lock, Object id, Bson versionFilter, Document replacement) {
-        return versionFilter == null
-            ? writer.replaceOne(lock, id, replacement)
-            : writer.replaceOne(lock, id, versionFilter, replacement);
+      public Outcome replace(LockHandle lock, Object id, Document replacement) {
+        return writer.replaceOne(lock, id, replacement);
       }
     };
   }

@@ -48,6 +48,14 @@ import org.bson.types.ObjectId;
  */
 public final class ReadInfoApi {
   static final String JSON = "application/json";
+  /**
+   * How much of a refused body is read and thrown away before the 413 is sent (as Tomcat's
+   * maxSwallowSize). Answering while the client is still sending makes Jetty close a
+   * connection with unread bytes in it; the kernel then resets it, and the client can lose the
+   * 413 before reading it ("header parser received no bytes"). Reading the rest first means the
+   * answer is always delivered; a body larger than this is cut off unread.
+   */
+  static final long MAX_SWALLOW_BYTES = 1 << 20;
 
   private final ReadInfoService service;
   private final JwtAuth auth;
@@ -204,6 +212,9 @@ public final class ReadInfoApi {
     long declared = ctx.req().getContentLengthLong();
     int limit = config.maxBodyBytes();
     if (declared > limit) {
+      if (declared <= MAX_SWALLOW_BYTES) {
+        swallow(ctx);
+      }
       throw ApiException.tooLarge(limit);
     }
     byte[] body;
@@ -213,6 +224,7 @@ public final class ReadInfoApi {
       throw new UncheckedIOException("reading the request body", e);
     }
     if (body.length > limit) {
+      swallow(ctx); // chunked: no length was declared
       throw ApiException.tooLarge(limit);
     }
     if (body.length == 0) {
@@ -225,6 +237,24 @@ public final class ReadInfoApi {
           + Shown.value(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new UncheckedIOException("parsing the request body", e);
+    }
+  }
+
+  /**
+   * Reads and discards what is left of a refused body, up to {@link #MAX_SWALLOW_BYTES}, so the
+   * 413 is not sent into a connection the client is still writing to. Errors are ignored: the
+   * request is refused anyway.
+   */
+  private static void swallow(Context ctx) {
+    byte[] sink = new byte[8192];
+    long read = 0;
+    try {
+      InputStream in = ctx.req().getInputStream();
+      for (int n; read <= MAX_SWALLOW_BYTES && (n = in.read(sink)) >= 0; ) {
+        read += n;
+      }
+    } catch (IOException | RuntimeException e) {
+      // nothing to do: the answer is 413 whatever the rest of the body was
     }
   }
 

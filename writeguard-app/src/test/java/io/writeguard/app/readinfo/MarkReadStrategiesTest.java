@@ -25,6 +25,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import io.writeguard.update.Mutation;
+import io.writeguard.update.VersionedUpdater;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -122,11 +126,13 @@ class MarkReadStrategiesTest {
     assertThat(r.fencedRejections()).isZero();
     assertThat(read(c, 1)).containsExactly("alice");
     assertThat(read(c, 0)).isEmpty();
+    // Serve's lease-lock strategies raise the version with the claim too: claim + replace.
+    long version = claimMovesTheVersion(name) ? 2L : 1L;
     if (!name.equals("naive") && !name.equals("atomic")) {
-      assertThat(r.version()).hasValue(1L);
+      assertThat(r.version()).hasValue(version);
     }
     if (!name.equals("naive")) {
-      assertThat(c.find(eq("_id", "d1")).first().getLong("version")).isEqualTo(1L);
+      assertThat(c.find(eq("_id", "d1")).first().getLong("version")).isEqualTo(version);
     }
   }
 
@@ -142,9 +148,18 @@ class MarkReadStrategiesTest {
 
     assertThat(again.added()).isFalse();
     assertThat(read(c, 2)).containsExactly("bob");
+    if (claimMovesTheVersion(name)) {
+      // Its claim moved the fence and the version, as every fenced write must; nothing else.
+      before.put("version", before.getLong("version") + 1);
+    }
     if (!name.equals("naive")) {
       assertThat(data(c)).isEqualTo(before); // not even the version moved
     }
+  }
+
+  /** Serve's lease-lock strategies: the claim raises the version with the fence. */
+  private static boolean claimMovesTheVersion(String name) {
+    return name.equals("mongo-lock") || name.equals("redis-lock");
   }
 
   @ParameterizedTest
@@ -176,6 +191,9 @@ class MarkReadStrategiesTest {
     assertThatThrownBy(() -> strategy(name, c).mark("d1", key, skey, index, "dave"))
         .isInstanceOf(NoSuchItemException.class)
         .hasMessageContaining("infos." + key + "." + skey + "." + index);
+    if (claimMovesTheVersion(name)) {
+      before.put("version", 1L); // the claim moved the fence and the version, nothing else
+    }
     assertThat(data(c)).isEqualTo(before); // no padded list, no new key, same version
   }
 
@@ -265,7 +283,8 @@ class MarkReadStrategiesTest {
     assertThat(r.attempts()).isEqualTo(2);
     assertThat(conflicts).hasValue(1);
     assertThat(read(c, 0)).containsExactlyInAnyOrder("intruder", "frank");
-    assertThat(r.version()).hasValue(2L);
+    // Lease locks: claim, intruder, (replace missed), claim again, replace.
+    assertThat(r.version()).hasValue(claimMovesTheVersion(name) ? 4L : 2L);
   }
 
   @Test
@@ -288,6 +307,67 @@ class MarkReadStrategiesTest {
 
     assertThat(r.attempts()).isEqualTo(1);
     assertThat(read(c, 0)).containsExactly("frank");
+  }
+
+  @Test
+  void aVersionedReplaceBetweenAMongoLockClaimAndItsWriteNeitherLowersTheFenceNorLosesTheMark()
+      throws Exception {
+    // Serve's mode (versionFilterUnderLock on): lock strategies share documents with versioned
+    // writers. A VersionedUpdater reads d1 (no _fence yet); a mongo-lock holder (token 7)
+    // claims d1 inside that mutator; the mutator then replaces d1 with what it read. The claim
+    // did not move the version, so the replace matched and wrote the old fence back: the
+    // holder's document had _fence lowered under it, and a stale holder could write again.
+    MongoCollection<Document> c = freshCollection();
+    CountDownLatch claimed = new CountDownLatch(1);
+    CountDownLatch replaced = new CountDownLatch(1);
+    AtomicReference<Object> fenceAfterReplace = new AtomicReference<>("not seen");
+    AtomicInteger holderReads = new AtomicInteger();
+    MarkReadStrategy holder = MarkReadStrategies.create("mongo-lock", MarkReadDeps.builder(c)
+        .mongoLocks(new StubLocks(7, 8, 9))
+        .betweenReadAndWrite(() -> {
+          if (holderReads.incrementAndGet() == 1) {
+            claimed.countDown();
+            awaitOrFail(replaced);
+            fenceAfterReplace.set(c.find(eq("_id", "d1")).first().get("_fence"));
+          }
+        })
+        .build());
+    AtomicInteger mutatorCalls = new AtomicInteger();
+    VersionedUpdater replacing = VersionedUpdater.builder(c).build();
+    AtomicReference<Future<MarkResult>> marked = new AtomicReference<>();
+    try {
+      replacing.updateOne("d1", current -> {
+        if (mutatorCalls.incrementAndGet() == 1) {
+          // The holder claims between our read and our write.
+          marked.set(pool.submit(() -> holder.mark("d1", "k0", "s0", 0, "holder")));
+          awaitOrFail(claimed);
+        }
+        Document next = new Document(current);
+        next.put("note", "replaced");
+        return Mutation.replace(next);
+      });
+    } finally {
+      replaced.countDown();
+    }
+    MarkResult r = marked.get().get(30, TimeUnit.SECONDS);
+
+    assertThat(fenceAfterReplace.get()).as("_fence right after the versioned replace")
+        .isEqualTo(7L);
+    assertThat(mutatorCalls).as("the claim moved the version: the replace re-read").hasValue(2);
+    assertThat(r.added()).isTrue();
+    assertThat(read(c, 0)).containsExactly("holder");
+    assertThat(c.find(eq("_id", "d1")).first().getString("note")).isEqualTo("replaced");
+  }
+
+  private static void awaitOrFail(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, TimeUnit.SECONDS)) {
+        throw new AssertionError("timed out waiting for the other writer");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
   }
 
   @Test

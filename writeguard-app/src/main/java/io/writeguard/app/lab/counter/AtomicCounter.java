@@ -17,7 +17,8 @@ import java.util.List;
  * condition in the filter, {@code updateOne({_id, balance: {$gte: a}}, {$inc: {balance: -a}})},
  * so the server checks and takes in one atomic write and the balance can never go below
  * zero; matching nothing means the balance was short (the document always exists in the lab),
- * and the decrement is refused. No read, no retry. Thread-safe (no state).
+ * and the decrement is refused. The operation's ledger entry is pushed in the same write. No
+ * read, no retry. Thread-safe (no state).
  */
 final class AtomicCounter implements CounterStore {
   private final StrategyContext context;
@@ -38,13 +39,15 @@ final class AtomicCounter implements CounterStore {
     if (op.isDecrement()) {
       UpdateResult r = context.collection().updateOne(
           and(eq("_id", op.counterId()), gte(CounterTotals.FIELD, op.magnitude())),
-          Updates.inc(CounterTotals.FIELD, op.amount()));
+          Updates.combine(Updates.inc(CounterTotals.FIELD, op.amount()),
+              op.recordChange(op.amount())));
       if (r.getMatchedCount() == 0) {
         op.refuse();
       }
     } else {
       UpdateResult r = context.collection().updateOne(eq("_id", op.counterId()),
-          Updates.inc(CounterTotals.FIELD, op.amount()));
+          Updates.combine(Updates.inc(CounterTotals.FIELD, op.amount()),
+              op.recordChange(op.amount())));
       if (r.getMatchedCount() != 1) {
         throw new LabOperationException("$inc on balance " + op.counterId() + " matched "
             + r.getMatchedCount() + " documents");

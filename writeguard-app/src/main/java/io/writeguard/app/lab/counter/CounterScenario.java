@@ -67,6 +67,6 @@ public final class CounterScenario implements BalanceScenario<CounterOp> {
       throw new IllegalArgumentException(
           "docs must be <= " + MAX_COUNTERS + ", was " + settings.docs());
     }
-    return new CounterRun(collection, settings.docs(), settings.balances());
+    return new CounterRun(collection, settings.docs(), settings.clients(), settings.balances());
   }
 }

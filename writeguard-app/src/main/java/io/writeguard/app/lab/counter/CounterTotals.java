@@ -14,9 +14,9 @@ import org.bson.Document;
  * {@code balance_shard_<n>}:
  *
  * <pre>{@code
- * single document:  { _id: "c0", balance: 120, version: 7 }
- * shard fields:     { _id: "c0", balance_shard_0: 12, ..., balance_shard_9: 3 }
- * shard documents:  { _id: "c0#3", counter: "c0", shard: 3, balance: 75 }   (one per shard)
+ * single document:  { _id: "g0-c0", balance: 120, version: 7, ledger: [...] }
+ * shard fields:     { _id: "g0-c0", balance_shard_0: 12, ..., balance_shard_9: 3 }
+ * shard documents:  { _id: "g0-c0#3", counter: "g0-c0", shard: 3, balance: 75 }   (one per shard)
  * }</pre>
  *
  * One {@code find}: on the embedded server it is answered under the collection's lock, so a
@@ -32,11 +32,18 @@ final class CounterTotals {
   static long read(MongoCollection<Document> collection, String counterId) {
     long total = 0;
     for (Document doc : collection.find(or(eq("_id", counterId), eq("counter", counterId)))) {
-      for (var e : doc.entrySet()) {
-        if ((e.getKey().equals(FIELD) || SHARD_FIELD.matcher(e.getKey()).matches())
-            && e.getValue() instanceof Number n) {
-          total += n.longValue();
-        }
+      total += balanceOf(doc);
+    }
+    return total;
+  }
+
+  /** The sum of the balance fields of one document. */
+  static long balanceOf(Document doc) {
+    long total = 0;
+    for (var e : doc.entrySet()) {
+      if ((e.getKey().equals(FIELD) || SHARD_FIELD.matcher(e.getKey()).matches())
+          && e.getValue() instanceof Number n) {
+        total += n.longValue();
       }
     }
     return total;

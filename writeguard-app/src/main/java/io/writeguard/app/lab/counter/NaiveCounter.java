@@ -7,6 +7,7 @@ import io.writeguard.app.lab.BalanceSettings;
 import io.writeguard.app.lab.LabOperationException;
 import io.writeguard.app.lab.StrategyContext;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.bson.Document;
@@ -51,6 +52,9 @@ final class NaiveCounter implements CounterStore {
       op.refuse();
     } else {
       doc.put(CounterTotals.FIELD, balance + op.amount());
+      List<Object> ledger = new ArrayList<>(doc.getList(CounterOp.LEDGER, Object.class, List.of()));
+      ledger.add(op.ledgerEntry(op.amount()));
+      doc.put(CounterOp.LEDGER, ledger); // recorded in the replaced document, lost with it
       UpdateResult r = context.collection().replaceOne(eq("_id", op.counterId()), doc);
       if (r.getMatchedCount() != 1) {
         throw new LabOperationException("replace of balance " + op.counterId() + " matched "

@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * The balance as a versioned read-change-write ({@link VersionedUpdater}): read
  * {@code {balance, version}}, compute the new balance in Java, {@code $set} it filtered on the
- * version read (with {@code $inc: {version: 1}}); a miss is a conflict, retried from a fresh
+ * version read (with {@code $inc: {version: 1}} and the operation's ledger entry); a miss is a conflict, retried from a fresh
  * read with full-jitter backoff. A decrement the balance read cannot cover ends the update
  * without writing and is refused; that decision is taken on the last, fresh read.
  *
@@ -52,7 +52,9 @@ final class OptimisticCounter implements CounterStore {
         if (op.isDecrement() && balance < op.magnitude()) {
           throw new Refused(); // pure: ends this update, nothing written
         }
-        return Mutation.update(Updates.set(CounterTotals.FIELD, balance + op.amount()));
+        return Mutation.update(Updates.combine(
+            Updates.set(CounterTotals.FIELD, balance + op.amount()),
+            op.recordChange(op.amount())));
       });
     } catch (Refused e) {
       op.refuse();

@@ -21,8 +21,13 @@ import java.util.List;
  * counts as a retry (its first try missed). A balance opens with its whole starting amount on
  * one shard, as a counter that has just been credited would.
  *
- * <p>Thread-safe: the counter is built in {@link #open}, before the client threads start
- * (thread start publishes it), and never changed after.
+ * <p>Every write the counter makes for an operation carries the operation's ledger entry
+ * ({@link io.writeguard.counter.ChangeRecorder}): an increment's {@code +a}, a drain's take
+ * from each shard and, for a refused decrement, each give-back.
+ *
+ * <p>Thread-safe: the counter is built in the first {@link #open}, before the client threads
+ * start (thread start publishes it), and never changed after; later calls (new generations)
+ * only increment.
  */
 final class ShardedCounterStrategy implements CounterStore {
   private final StrategyContext context;
@@ -36,16 +41,22 @@ final class ShardedCounterStrategy implements CounterStore {
 
   @Override
   public void open(List<String> counterIds, BalanceSettings balances) {
-    counter = ShardedCounter.builder(context.collection())
+    if (counter == null) { // the first call, before the client threads start
+      counter = build(balances);
+    }
+    if (balances.initialBalance() > 0) {
+      counterIds.forEach(id -> counter.increment(id, balances.initialBalance()));
+    }
+  }
+
+  private ShardedCounter build(BalanceSettings balances) {
+    return ShardedCounter.builder(context.collection())
         .layout(layout)
         .shards(balances.shards())
         .field(CounterTotals.FIELD)
         .lockService(LocalLockService.builder().listener(context.listener()).build())
         .lockWaitTimeout(Duration.ofSeconds(10))
         .build();
-    if (balances.initialBalance() > 0) {
-      counterIds.forEach(id -> counter.increment(id, balances.initialBalance()));
-    }
   }
 
   @Override
@@ -58,7 +69,7 @@ final class ShardedCounterStrategy implements CounterStore {
     int attempts = 1;
     if (op.isDecrement()) {
       try {
-        DecrementResult r = counter.decrement(op.counterId(), op.magnitude());
+        DecrementResult r = counter.decrement(op.counterId(), op.magnitude(), op::recordChange);
         if (r.combined()) {
           context.listener().onRetry(context.scope(), op.counterId(), 1, Duration.ZERO);
           context.listener().onAttempt(context.scope(), op.counterId(), 2);
@@ -68,7 +79,7 @@ final class ShardedCounterStrategy implements CounterStore {
         op.refuse();
       }
     } else {
-      counter.increment(op.counterId(), op.magnitude());
+      counter.increment(op.counterId(), op.magnitude(), op::recordChange);
     }
     context.listener().onSuccess(context.scope(), op.counterId(), attempts,
         Duration.ofNanos(context.ticker().nanoTime() - start));

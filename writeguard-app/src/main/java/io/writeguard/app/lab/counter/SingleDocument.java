@@ -6,7 +6,8 @@ import org.bson.Document;
 
 /**
  * The single-document balance used by {@code naive}, {@code atomic} and {@code optimistic}:
- * {@code {_id: "c0", balance: 120, version: 7}} (int64 values). Stateless.
+ * {@code {_id: "g0-c0", balance: 120, version: 7, ledger: [{op: 5, d: -3}, ...]}} (int64
+ * values). Stateless.
  */
 final class SingleDocument {
   private SingleDocument() {}
@@ -14,7 +15,7 @@ final class SingleDocument {
   static void open(MongoCollection<Document> collection, List<String> counterIds, long balance) {
     collection.insertMany(counterIds.stream()
         .map(id -> new Document("_id", id).append(CounterTotals.FIELD, balance)
-            .append("version", 0L))
+            .append("version", 0L).append(CounterOp.LEDGER, List.of()))
         .toList());
   }
 

@@ -4,6 +4,7 @@ import com.mongodb.client.MongoCollection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.bson.Document;
 
 /**
@@ -21,7 +22,7 @@ final class TotalReader implements Runnable {
   private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final MongoCollection<Document> collection;
-  private final List<String> counterIds;
+  private final Supplier<List<String>> counterIds;
   private volatile boolean stopped;
   private Thread thread;
   // Written by the reader thread, read after join.
@@ -30,9 +31,10 @@ final class TotalReader implements Runnable {
   private long min = Long.MAX_VALUE;
   private RuntimeException failure;
 
-  TotalReader(MongoCollection<Document> collection, List<String> counterIds) {
+  /** {@code counterIds}: the balances to read now (the current generation's). */
+  TotalReader(MongoCollection<Document> collection, Supplier<List<String>> counterIds) {
     this.collection = collection;
-    this.counterIds = List.copyOf(counterIds);
+    this.counterIds = counterIds;
   }
 
   void start() {
@@ -45,7 +47,7 @@ final class TotalReader implements Runnable {
   public void run() {
     try {
       while (!stopped) {
-        for (String id : counterIds) {
+        for (String id : counterIds.get()) {
           record(CounterTotals.read(collection, id));
         }
         LockSupport.parkNanos(PAUSE_NANOS);

@@ -25,6 +25,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -77,7 +78,9 @@ class CounterScenarioTest {
     assertThat(r.figure("min_total", -1)).isGreaterThanOrEqualTo(0);
     assertThat(r.figure("reads", 0)).isPositive();
     assertThat(r.figure(Verification.VIOLATIONS, -1)).isZero();
-    assertThat(r.figure("initial_total", -1)).isEqualTo(100);
+    assertThat(r.figure("generations", -1)).isEqualTo(2); // 1,600 ops, 1,024 per generation
+    assertThat(r.figure("initial_total", -1)).isEqualTo(100 * r.figure("generations", -1));
+    assertThat(r.figure("unledgered_units", -1)).isZero();
   }
 
   @ParameterizedTest(name = "{0}")
@@ -131,8 +134,8 @@ class CounterScenarioTest {
     run.prepare(naive);
     CounterClient a = (CounterClient) run.client(0, 1);
     CounterClient b = (CounterClient) run.client(1, 2);
-    CounterOp plus5 = new CounterOp("c0", 0, 5);
-    CounterOp plus7 = new CounterOp("c0", 0, 7);
+    CounterOp plus5 = new CounterOp(1, "g0-c0", 0, 5);
+    CounterOp plus7 = new CounterOp(2, "g0-c0", 0, 7);
     Future<?> fa = pool.submit(() -> {
       naive.apply(plus5);
       a.acknowledged(plus5);
@@ -149,8 +152,94 @@ class CounterScenarioTest {
     // Both read 100; the later replace wrote 105 or 107 over the other's change.
     assertThat(v.figures().get("expected_total")).isEqualTo(112L);
     assertThat(v.figures().get("final_total")).isIn(105L, 107L);
-    assertThat(v.lost()).isIn(5L, 7L);
-    assertThat(v.expected()).isEqualTo(12);
+    assertThat(v.lost()).isEqualTo(1);
+    assertThat(v.figures().get("lost_units")).isIn(5L, 7L);
+    assertThat(v.expected()).isEqualTo(2);
+    assertThat(v.figures().get(Verification.VIOLATIONS)).isEqualTo(0L);
+  }
+
+  @Test
+  void naiveLosingACreditAndADebitOfTheSameSizeCountsTwoLostUpdatesNotZero() throws Exception {
+    // All three read 100. The credit (+5) and the debit (-5) are written, then the third
+    // client's +7 replaces the document built on its old read, erasing both. The net check
+    // sees 107 = 100 + 5 - 5 + 7 and counted 0; the ledger sees two operations missing.
+    MongoCollection<Document> coll = db.getCollection("naive-cancel");
+    CounterRun run = (CounterRun) new CounterScenario().start(coll,
+        new ScenarioSettings(3, 1, 1, new BalanceSettings(100, 10, 10)));
+    CyclicBarrier allRead = new CyclicBarrier(3);
+    CountDownLatch firstTwoWritten = new CountDownLatch(2);
+    ThreadLocal<Boolean> writesLast = ThreadLocal.withInitial(() -> false);
+    NaiveCounter naive = new NaiveCounter(context(coll), () -> {
+      try {
+        allRead.await(10, TimeUnit.SECONDS);
+        if (writesLast.get() && !firstTwoWritten.await(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("the credit and the debit were not written");
+        }
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    run.prepare(naive);
+    List<CounterClient> clients = List.of((CounterClient) run.client(0, 1),
+        (CounterClient) run.client(1, 2), (CounterClient) run.client(2, 3));
+    List<CounterOp> ops = List.of(new CounterOp(1, "g0-c0", 0, 5),
+        new CounterOp(2, "g0-c0", 0, -5), new CounterOp(3, "g0-c0", 0, 7));
+    ExecutorService three = Executors.newFixedThreadPool(3);
+    try {
+      List<Future<?>> done = new java.util.ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        int c = i;
+        done.add(three.submit(() -> {
+          writesLast.set(c == 2);
+          naive.apply(ops.get(c));
+          clients.get(c).acknowledged(ops.get(c));
+          firstTwoWritten.countDown();
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      three.shutdownNow();
+    }
+
+    Verification v = run.verify(clients);
+    run.close();
+    assertThat(v.figures().get("final_total")).isEqualTo(107L);
+    assertThat(v.figures().get("expected_total")).isEqualTo(107L);
+    assertThat(v.figures().get("lost_units")).isEqualTo(0L); // what the net check saw
+    assertThat(v.expected()).isEqualTo(3);
+    assertThat(v.lost()).isEqualTo(2);
+    assertThat(v.figures().get(Verification.VIOLATIONS)).isEqualTo(0L);
+  }
+
+  @Test
+  void aBalanceChangedWithoutItsLedgerEntryIsAViolation() {
+    // A broken strategy that applies the change but records nothing (or records what it did
+    // not apply) must not pass: the balance no longer equals its start plus its ledger.
+    LabStrategy<CounterOp> unrecorded = new LabStrategy<>("unrecorded", false,
+        "$inc without the ledger entry", ctx -> new CounterStore() {
+          @Override
+          public void open(List<String> counterIds, BalanceSettings balances) {
+            new AtomicCounter(ctx).open(counterIds, balances);
+          }
+
+          @Override
+          public void apply(CounterOp op) {
+            ctx.collection().updateOne(com.mongodb.client.model.Filters.eq("_id", op.counterId()),
+                com.mongodb.client.model.Updates.combine(
+                    com.mongodb.client.model.Updates.inc("balance", 1_000),
+                    op.recordChange(op.amount())));
+          }
+        });
+    LabReport report = new LabRunner(db, LabSettings.counted(2, 1, 42, 40, Duration.ZERO),
+        new PrintWriter(progress)).run(new LabPlan<>(new CounterScenario(), List.of(unrecorded)),
+        SERVER);
+    StrategyResult r = report.results().get(0);
+    assertThat(r.lostUpdates()).isZero(); // every id carries the change it was acknowledged as
+    assertThat(r.figure("unledgered_units", -1)).isPositive();
+    assertThat(r.figure(Verification.VIOLATIONS, -1)).isPositive();
   }
 
   @Test
@@ -173,9 +262,10 @@ class CounterScenarioTest {
     long increments = r.figure("increments", -1);
     assertThat(r.figure("final_total", -1)).isEqualTo(100);
     assertThat(r.figure("expected_total", -1)).isNotEqualTo(100);
-    assertThat(r.lostUpdates())
-        .isEqualTo(Math.abs(r.figure("expected_total", 0) - r.figure("final_total", 0)))
-        .isPositive();
+    assertThat(r.figure("lost_units", -1))
+        .isEqualTo(Math.abs(r.figure("expected_total", 0) - r.figure("final_total", 0)));
+    // Every acknowledged increment and decrement is missing (refusals: the liar never refuses).
+    assertThat(r.lostUpdates()).isEqualTo(r.acknowledged()).isPositive();
     assertThat(increments).isPositive();
   }
 
