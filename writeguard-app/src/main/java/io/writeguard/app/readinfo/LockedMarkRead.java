@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
+import io.writeguard.internal.UnderLock;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.FencedWriter.Outcome;
 import io.writeguard.lock.Fencing;
@@ -106,62 +107,78 @@ final class LockedMarkRead implements MarkReadStrategy {
   @Override
   public MarkResult mark(ReadItem item, String userId) {
     Marks.checkUser(userId);
-    Object id = item.docId();
-    String key = collectionName + ":" + id;
-    long start = ticker.nanoTime();
-    int attempts = 0;
-    int fencedRejections = 0;
+    String key = collectionName + ":" + item.docId();
+    Tries tries = new Tries(ticker.nanoTime());
     while (true) {
-      try (LockHandle lock = locks.acquire(key, lockWait)) {
-        while (true) {
-          attempts++;
-          listener.onAttempt(scope, id, attempts);
-          Document doc = access.read(lock, id);
-          if (doc == null) {
-            throw failed(new NoSuchDocumentException(collectionName, item));
-          }
-          betweenReadAndWrite.run();
-          OptionalLong read = versions.versionOf(id, doc);
-          boolean added;
-          try {
-            added = ReadLists.add(doc, item, userId, collectionName);
-          } catch (MarkReadException e) {
-            throw failed(e);
-          }
-          if (!added) {
-            return success(item, start, false, read.orElse(VersionPolicy.INITIAL_VERSION),
-                attempts, fencedRejections);
-          }
-          long next = read.isPresent() ? read.getAsLong() + 1 : 1;
-          if (!filterOnVersion) {
-            doc.put(versions.field(), next); // fenced only: the lock alone protects the write
-          }
-          // Versioned (serve): the writer replaces only the version read and stores it + 1.
-          switch (access.replace(lock, id, doc)) {
-            case APPLIED:
-              return success(item, start, true, next, attempts, fencedRejections);
-            case NOT_FOUND:
-              throw failed(new NoSuchDocumentException(collectionName, item));
-            default:
-              // A writer that bypasses the lock moved the version: read again, still locked.
-              listener.onConflict(scope, id, attempts);
-              if (attempts >= maxAttempts) {
-                Duration elapsed = elapsed(start);
-                listener.onExhausted(scope, id, attempts, elapsed);
-                throw new RetriesExhaustedException(collectionName, id, attempts, elapsed,
-                    RetriesExhaustedException.Budget.ATTEMPTS, read, null);
-              }
-              listener.onRetry(scope, id, attempts, Duration.ZERO);
-          }
-        }
+      LockHandle lock = locks.acquire(key, lockWait);
+      try {
+        // Not try-with-resources: a release that fails after the mark was stored must not
+        // report the stored mark as failed (the client would retry a write that stands).
+        return UnderLock.run(lock, () -> markHolding(lock, item, userId, tries));
       } catch (StaleLockException e) {
         // Our lease ran out and a newer holder wrote the document; we wrote nothing.
-        fencedRejections++;
-        if (fencedRejections >= MAX_FENCED_REJECTIONS) {
-          listener.onFailure(scope, id, e);
+        tries.fencedRejections++;
+        if (tries.fencedRejections >= MAX_FENCED_REJECTIONS) {
+          listener.onFailure(scope, item.docId(), e);
           throw e;
         }
-        listener.onRetry(scope, id, attempts, Duration.ZERO);
+        listener.onRetry(scope, item.docId(), tries.attempts, Duration.ZERO);
+      }
+    }
+  }
+
+  /** Attempts and fenced rejections of one mark, across its lock acquisitions. */
+  private static final class Tries {
+    final long start;
+    int attempts;
+    int fencedRejections;
+
+    Tries(long start) {
+      this.start = start;
+    }
+  }
+
+  private MarkResult markHolding(LockHandle lock, ReadItem item, String userId, Tries tries) {
+    Object id = item.docId();
+    while (true) {
+      int attempts = ++tries.attempts;
+      listener.onAttempt(scope, id, attempts);
+      Document doc = access.read(lock, id);
+      if (doc == null) {
+        throw failed(new NoSuchDocumentException(collectionName, item));
+      }
+      betweenReadAndWrite.run();
+      OptionalLong read = versions.versionOf(id, doc);
+      boolean added;
+      try {
+        added = ReadLists.add(doc, item, userId, collectionName);
+      } catch (MarkReadException e) {
+        throw failed(e);
+      }
+      if (!added) {
+        return success(item, tries.start, false, read.orElse(VersionPolicy.INITIAL_VERSION),
+            attempts, tries.fencedRejections);
+      }
+      long next = read.isPresent() ? read.getAsLong() + 1 : 1;
+      if (!filterOnVersion) {
+        doc.put(versions.field(), next); // fenced only: the lock alone protects the write
+      }
+      // Versioned (serve): the writer replaces only the version read and stores it + 1.
+      switch (access.replace(lock, id, doc)) {
+        case APPLIED:
+          return success(item, tries.start, true, next, attempts, tries.fencedRejections);
+        case NOT_FOUND:
+          throw failed(new NoSuchDocumentException(collectionName, item));
+        default:
+          // A writer that bypasses the lock moved the version: read again, still locked.
+          listener.onConflict(scope, id, attempts);
+          if (attempts >= maxAttempts) {
+            Duration elapsed = elapsed(tries.start);
+            listener.onExhausted(scope, id, attempts, elapsed);
+            throw new RetriesExhaustedException(collectionName, id, attempts, elapsed,
+                RetriesExhaustedException.Budget.ATTEMPTS, read, null);
+          }
+          listener.onRetry(scope, id, attempts, Duration.ZERO);
       }
     }
   }

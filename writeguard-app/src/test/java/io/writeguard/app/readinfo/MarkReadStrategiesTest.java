@@ -14,6 +14,7 @@ import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.path.InvalidPathException;
 import io.writeguard.redis.RedisLockService;
+import io.writeguard.testing.ReleaseFailingLocks;
 import io.writeguard.testing.TestMongo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -393,6 +394,19 @@ class MarkReadStrategiesTest {
     assertThat(rejections).hasValue(1);
     assertThat(read(c, 1)).containsExactly("grace");
     assertThat(c.find(eq("_id", "d1")).first().getLong("_fence")).isEqualTo(101L);
+  }
+
+  @Test
+  void aLockReleaseThatFailsAfterTheMarkIsWrittenDoesNotReportTheMarkAsFailed() {
+    // A lease lock's release is a write to its backend and can fail after the mark was stored;
+    // reporting that as a failed mark would make a client retry a write that stands.
+    MongoCollection<Document> c = freshCollection();
+    ReleaseFailingLocks locks = new ReleaseFailingLocks();
+    MarkReadStrategy s = LockedMarkRead.fenced("mongo-lock", deps(c).build(), locks);
+    MarkResult result = s.mark("d1", "k0", "s0", 1, "alice");
+    assertThat(result.added()).isTrue();
+    assertThat(locks.releases()).isEqualTo(1);
+    assertThat(read(c, 1)).containsExactly("alice");
   }
 
   @Test
