@@ -37,6 +37,8 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.bson.BsonType;
 import org.bson.Document;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.bson.conversions.Bson;
 
 /**
@@ -64,6 +66,7 @@ import org.bson.conversions.Bson;
  * <p>Expiry is judged only by the server's clock: {@code renewedAt + leaseMs < $$NOW}.
  */
 final class MongoLockStore implements LeaseStore {
+  private static final Logger log = LoggerFactory.getLogger(MongoLockStore.class);
   static final String OWNER = "owner";
   static final String ATTEMPT = "attempt";
   static final String TOKEN = "token";
@@ -143,10 +146,26 @@ final class MongoLockStore implements LeaseStore {
       }
     }
     if (queued) {
-      // Tells the holder that another owner is waiting, so it yields after its current batch.
-      locks.updateOne(and(eq("_id", key), ne(OWNER, owner)), currentDate(CONTENDED_AT));
+      markContended(key, owner);
     }
     return Take.busy(Long.MAX_VALUE);
+  }
+
+  /**
+   * Tells the holder that another owner is waiting, so it yields after its current batch. Best
+   * effort: the key is busy whatever becomes of the mark, so a failed mark must not turn "busy"
+   * into a backend failure (the caller keeps waiting; its next take finds out if MongoDB is gone).
+   */
+  private void markContended(String key, String owner) {
+    try {
+      locks.updateOne(and(eq("_id", key), ne(OWNER, owner)), currentDate(CONTENDED_AT));
+    } catch (MongoInterruptedException e) {
+      InterruptedException cause = new InterruptedException(e.getMessage());
+      cause.initCause(e);
+      throw new WriteGuardInterruptedException("marking mongo lock '" + LockArguments.shorten(key) + "' contended", cause);
+    } catch (MongoException e) {
+      log.debug("mongo lock '{}': marking it contended failed; still busy", LockArguments.shorten(key), e);
+    }
   }
 
   /**

@@ -1,8 +1,10 @@
 package io.writeguard.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoCollection;
+import io.writeguard.testing.ApplyThenFail;
 import io.writeguard.testing.FakeTime;
 import io.writeguard.testing.TestMongo;
 import java.time.Duration;
@@ -92,6 +94,24 @@ class MongoLeaseRegressionTest {
       assertThat(held.isLost()).isFalse();
     } finally {
       twin.close();
+    }
+  }
+
+  @Test
+  void aFailedContendedMarkIsStillBusyNotABackendFailure() {
+    // The mark that asks a batching holder to step aside is best effort: when it fails, the
+    // caller must keep waiting for the busy key, not fail as if the lock store were down.
+    service = MongoLeaseLockService.builder(locks).noCleanup().build();
+    ApplyThenFail faults = ApplyThenFail.atWrites(2, 1000); // write 1: the busy take; 2+: marks and retakes
+    MongoLeaseLockService waiter = MongoLeaseLockService.builder(faults.wrap(locks)).noCleanup()
+        .backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
+    try (LockHandle held = service.acquire("busy", Duration.ofSeconds(5))) {
+      assertThatThrownBy(() -> waiter.acquire("busy", Duration.ofMillis(300)))
+          .isInstanceOf(LockTimeoutException.class);
+      assertThat(faults.fired()).as("the contended mark failed").isTrue();
+      assertThat(held.isLost()).isFalse();
+    } finally {
+      waiter.close();
     }
   }
 }

@@ -17,7 +17,8 @@ import org.bson.Document;
  * caller gets a {@link MongoSocketReadException}, the error a reply lost after sending
  * produces. This is the nastiest fault for a writer: the write happened, and nothing in the
  * error says so. Writes are counted from 1 (a write is any insert, update, replace, delete or
- * bulk write); reads pass through untouched. Tests run the
+ * bulk write); reads pass through untouched, and collections derived from it
+ * ({@code withWriteConcern}, {@code withDocumentClass}...) share its count and faults. Tests run the
  * scenario once with {@link #never()} to count its writes, then once per write index.
  *
  * <p>Thread-safe (the count is atomic), though tests usually drive it from one thread.
@@ -104,6 +105,10 @@ public final class ApplyThenFail {
             result = method.invoke(real, args);
           } catch (InvocationTargetException e) {
             throw e.getCause();
+          }
+          if (result instanceof MongoCollection<?> derived) {
+            // withDocumentClass, withWriteConcern...: the same collection, so the same faults
+            return wrap((MongoCollection<Document>) derived);
           }
           if (write && n >= failAt && n <= failLast && interrupt) {
             Thread.currentThread().interrupt();
