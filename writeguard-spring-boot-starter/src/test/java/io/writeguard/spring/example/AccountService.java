@@ -60,6 +60,20 @@ public class AccountService {
     return lock.token();
   }
 
+  /**
+   * {@link #settle} with {@code meanwhile} run between the claim and the write: the test makes
+   * a newer holder appear there. Returns whether the injected handle was {@link CurrentLock}'s.
+   */
+  @LeaseLocked(key = "'account:' + #id", waitTimeout = "60s")
+  public boolean settleWith(String id, long amount, Runnable meanwhile, LockHandle lock) {
+    lockedBodies.incrementAndGet();
+    boolean same = lock == CurrentLock.get();
+    Document current = fenced.claim(lock, id).orElseThrow();
+    meanwhile.run();
+    fenced.updateOne(lock, id, set("settled", ((Number) current.get("settled")).longValue() + amount));
+    return same;
+  }
+
   /** Holds the lock for {@code id} with a short wait, for the timeout test. */
   @LeaseLocked(key = "'account:' + #id", waitTimeout = "300ms")
   public void settleImpatiently(String id) {

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.MongoLeaseLockService;
+import io.writeguard.lock.StaleLockException;
 import io.writeguard.redis.RedisLockService;
 import io.writeguard.spring.CurrentLock;
 import io.writeguard.spring.TestServers;
@@ -26,6 +27,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -172,7 +174,25 @@ class ExampleApplicationTest {
   }
 
   @Test
-  void theInjectedHandleIsTheCurrentLockAndTokensRise() {
+  void aStaleHoldersFencedWriteIsRefusedAsAPessimisticLockingFailureAndTheLockReleased() {
+    assertThat(service.settleWith(id, 1, () -> {}, null)).isTrue(); // parameter == CurrentLock
+
+    assertThatThrownBy(() -> service.settleWith(id, 100, () ->
+        // between this holder's claim and its write, a newer holder (its lease ran out and
+        // someone else took the key) raises the fence
+        template.getCollection("accounts").updateOne(new Document("_id", id),
+            new Document("$inc", new Document("_fence", 1_000_000L))), null))
+        .isInstanceOf(PessimisticLockingFailureException.class)
+        .hasCauseInstanceOf(StaleLockException.class);
+
+    assertThat(template.findById(id, Account.class).getSettled()).isEqualTo(1);
+    Optional<LockHandle> again = mongoLocks.tryAcquire("account:" + id);
+    assertThat(again).isPresent();
+    again.get().close();
+  }
+
+  @Test
+  void tokensRiseFromOneHolderToTheNext() {
     AtomicLong last = new AtomicLong();
     for (int i = 0; i < 3; i++) {
       long token = service.settle(id, 1, null);
