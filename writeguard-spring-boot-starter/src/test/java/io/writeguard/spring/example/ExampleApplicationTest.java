@@ -8,6 +8,7 @@ import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.lock.StaleLockException;
+import io.writeguard.update.DocumentNotFoundException;
 import io.writeguard.redis.RedisLockService;
 import io.writeguard.spring.CurrentLock;
 import io.writeguard.spring.TestServers;
@@ -26,6 +27,7 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.EmptyResultDataAccessException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.data.mongodb.core.MongoTemplate;
@@ -53,6 +55,7 @@ class ExampleApplicationTest {
   }
 
   @Autowired AccountService service;
+  @Autowired AccountRepository repository;
   @Autowired MongoTemplate template;
   @Autowired MeterRegistry meters;
   @Autowired WriteGuardHealthIndicator health;
@@ -189,6 +192,15 @@ class ExampleApplicationTest {
     Optional<LockHandle> again = mongoLocks.tryAcquire("account:" + id);
     assertThat(again).isPresent();
     again.get().close();
+  }
+
+  @Test
+  void aRepositorysWriteGuardExceptionsAreTranslatedBySpring() {
+    assertThat(repository.mark(id).written()).isTrue();
+    assertThatThrownBy(() -> repository.mark("no-such-account"))
+        .isInstanceOf(EmptyResultDataAccessException.class)
+        .hasCauseInstanceOf(DocumentNotFoundException.class)
+        .hasMessageContaining("no-such-account");
   }
 
   @Test
