@@ -93,6 +93,18 @@ public class AccountService {
     self.settleImpatiently(id);
   }
 
+  /** A wait that is not a duration. */
+  @LeaseLocked(key = "#id", waitTimeout = "soon")
+  public void waitBadly(String id) {
+    lockedBodies.incrementAndGet();
+  }
+
+  /** A lock service that does not exist. */
+  @LeaseLocked(key = "#id", service = "zookeeper")
+  public void lockElsewhere(String id) {
+    lockedBodies.incrementAndGet();
+  }
+
   /** A key expression that gives null. */
   @LeaseLocked(key = "#owner")
   public void lockOnOwner(String owner) {

@@ -168,6 +168,20 @@ class ExampleApplicationTest {
   }
 
   @Test
+  void aBadWaitOrAnUnknownServiceIsNamedAndNothingRuns() {
+    int before = service.lockedBodies();
+    assertThatThrownBy(() -> service.waitBadly(id))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("waitBadly").hasMessageContaining("'soon'");
+    assertThatThrownBy(() -> service.lockElsewhere(id))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("'zookeeper'")
+        .hasMessageContaining("writeGuardMongoLockService (mongo)")
+        .hasMessageContaining("writeGuardRedisLockService (redis)");
+    assertThat(service.lockedBodies()).isEqualTo(before);
+  }
+
+  @Test
   void aKeyExpressionThatGivesNullIsRefusedBeforeLocking() {
     int before = service.lockedBodies();
     assertThatThrownBy(() -> service.lockOnOwner(null))
