@@ -55,8 +55,8 @@ public class WriteGuardProperties implements InitializingBean {
 
   @Override
   public void afterPropertiesSet() {
-    mongoLock.check("writeguard.mongo-lock");
-    redisLock.check("writeguard.redis-lock");
+    mongoLock.checkRenewal();
+    redisLock.checkRenewal();
     if (updater.maxBackoff.compareTo(updater.baseBackoff) < 0) {
       throw new IllegalArgumentException("writeguard.updater.max-backoff must be >= "
           + "writeguard.updater.base-backoff (" + updater.baseBackoff + "), was "
@@ -166,7 +166,8 @@ public class WriteGuardProperties implements InitializingBean {
 
     abstract String prefix();
 
-    void check(String prefix) {
+    void checkRenewal() {
+      String prefix = prefix();
       if (renewInterval.compareTo(lease) >= 0) {
         throw new IllegalArgumentException(prefix + ".renew-interval must be shorter than "
             + prefix + ".lease (" + lease + "), was " + renewInterval);
