@@ -1,0 +1,100 @@
+package io.writeguard.spring;
+
+import io.writeguard.update.Mutation;
+import io.writeguard.update.UpdateOutcome;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import org.bson.Document;
+import org.springframework.data.mongodb.core.convert.MongoConverter;
+import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
+
+/**
+ * Optimistic read-modify-write of one mapped entity, through the application's own
+ * {@link MongoConverter}: each attempt reads the document, maps it to a {@code T}, hands it to
+ * the change function, maps the result back and replaces the document if its version did not
+ * move; otherwise the attempt is retried from a fresh read, as {@link DocumentUpdater} does.
+ *
+ * <p>Why replace and not {@code $set}: a mapped property set to {@code null} is left out by the
+ * converter, and a replacement removes it as the entity says. Fields the entity does not map
+ * (a {@code FencedWriter}'s {@code _fence}, another application's fields) are carried over from
+ * the document as read, so mapping an entity never lowers a fence or drops foreign data. The
+ * version is the entity's Spring Data {@code @Version} property (its mapped field name), written
+ * by the library: the change function must not alter it.
+ *
+ * <p>The change function must be pure, as a {@code Mutator}: it may run once per attempt, each
+ * time on a freshly read entity it may modify and return. Returning {@code null} writes nothing.
+ *
+ * <p>Thread-safe: one instance serves any number of threads.
+ */
+public final class EntityUpdater<T> {
+  private final Class<T> type;
+  private final MongoPersistentEntity<?> entity;
+  private final MongoConverter converter;
+  private final DocumentUpdater documents;
+
+  EntityUpdater(Class<T> type, MongoPersistentEntity<?> entity, MongoConverter converter,
+      DocumentUpdater documents) {
+    this.type = type;
+    this.entity = entity;
+    this.converter = converter;
+    this.documents = documents;
+  }
+
+  /**
+   * Applies {@code change} to entity {@code id} and returns the entity as written (with its new
+   * version), or as read when {@code change} returned {@code null}.
+   *
+   * @param id the entity's id, converted as Spring Data converts ids (a 24-hex {@code String}
+   *     id of a {@code String} property becomes an {@code ObjectId})
+   * @throws org.springframework.dao.DataAccessException translated as listed in
+   *     {@link WriteGuardExceptionTranslator}; an exception thrown by {@code change} reaches the
+   *     caller unchanged
+   */
+  public T update(Object id, UnaryOperator<T> change) {
+    Objects.requireNonNull(change, "change");
+    Object storedId = storedId(Objects.requireNonNull(id, "id"));
+    UpdateOutcome outcome = documents.update(storedId, current -> {
+      T changed = change.apply(converter.read(type, current));
+      if (changed == null) {
+        return Mutation.none();
+      }
+      return Mutation.replace(replacement(changed, current));
+    });
+    return converter.read(type, outcome.document().orElseThrow());
+  }
+
+  /** The document updater underneath, for changes better said with update operators. */
+  public DocumentUpdater documents() {
+    return documents;
+  }
+
+  private Object storedId(Object id) {
+    var idProperty = entity.getIdProperty();
+    return idProperty == null ? id : converter.convertId(id, idProperty.getFieldType());
+  }
+
+  private Document replacement(T changed, Document current) {
+    Document written = new Document();
+    converter.write(changed, written);
+    for (var field : current.entrySet()) {
+      String name = field.getKey();
+      if (!written.containsKey(name) && !"_id".equals(name) && !mapped(name)) {
+        written.put(name, field.getValue());
+      }
+    }
+    written.put("_id", current.get("_id"));
+    return written;
+  }
+
+  private boolean mapped(String fieldName) {
+    if (converter.getTypeMapper().isTypeKey(fieldName)) {
+      return true;
+    }
+    for (var property : entity) {
+      if (property.getFieldName().equals(fieldName)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,101 @@
+package io.writeguard.spring;
+
+import io.writeguard.WriteGuardException;
+import io.writeguard.lock.LockBackendException;
+import io.writeguard.lock.LockTimeoutException;
+import io.writeguard.lock.StaleLockException;
+import io.writeguard.update.DocumentNotFoundException;
+import io.writeguard.update.DocumentValidationException;
+import io.writeguard.update.DuplicateKeyWriteException;
+import io.writeguard.update.RetriesExhaustedException;
+import io.writeguard.update.UpdateFailedException;
+import io.writeguard.version.InvalidVersionException;
+import io.writeguard.version.VersionFieldException;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.EmptyResultDataAccessException;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.dao.support.PersistenceExceptionTranslator;
+
+/**
+ * Turns WriteGuard's exceptions into Spring's {@link DataAccessException}s, keeping the
+ * original as the cause and its message (which names the key, attempts, elapsed time and last
+ * cause) as the message.
+ *
+ * <table>
+ *   <caption>The translation</caption>
+ *   <tr><th>WriteGuard</th><th>Spring</th></tr>
+ *   <tr><td>{@link RetriesExhaustedException}</td><td>{@link OptimisticLockingFailureException}</td></tr>
+ *   <tr><td>{@link LockTimeoutException}</td><td>{@link CannotAcquireLockException}</td></tr>
+ *   <tr><td>{@link StaleLockException}</td><td>{@link PessimisticLockingFailureException}</td></tr>
+ *   <tr><td>{@link LockBackendException}</td><td>{@link DataAccessResourceFailureException}</td></tr>
+ *   <tr><td>{@link DocumentNotFoundException}</td><td>{@link EmptyResultDataAccessException} (expected 1)</td></tr>
+ *   <tr><td>{@link DuplicateKeyWriteException}</td><td>{@link DuplicateKeyException}</td></tr>
+ *   <tr><td>{@link DocumentValidationException}, {@link InvalidVersionException}</td>
+ *       <td>{@link DataIntegrityViolationException}</td></tr>
+ *   <tr><td>{@link VersionFieldException}</td><td>{@link InvalidDataAccessApiUsageException}</td></tr>
+ *   <tr><td>any other {@link UpdateFailedException}, including
+ *       {@code WriteOutcomeUnknownException}</td><td>{@link DataAccessResourceFailureException}</td></tr>
+ * </table>
+ *
+ * Everything else is left alone ({@link #translateExceptionIfPossible} returns null): an
+ * interrupt stays a {@code WriteGuardInterruptedException}, and an application's own exception
+ * thrown by a mutator reaches the caller unchanged. Both Spring lock exceptions are
+ * {@code ConcurrencyFailureException}s. A {@code WriteOutcomeUnknownException} is deliberately
+ * not made a transient (retryable) exception: the write may have happened, so retrying it
+ * blindly could apply it twice; check its cause before doing anything.
+ *
+ * <p>As a {@link PersistenceExceptionTranslator} bean it also serves Spring's
+ * {@code @Repository} exception translation. Stateless and thread-safe.
+ */
+public class WriteGuardExceptionTranslator implements PersistenceExceptionTranslator {
+
+  @Override
+  public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+    if (!(ex instanceof WriteGuardException)) {
+      return null;
+    }
+    String message = ex.getMessage();
+    if (ex instanceof RetriesExhaustedException) {
+      return new OptimisticLockingFailureException(message, ex);
+    }
+    if (ex instanceof LockTimeoutException) {
+      return new CannotAcquireLockException(message, ex);
+    }
+    if (ex instanceof StaleLockException) {
+      return new PessimisticLockingFailureException(message, ex);
+    }
+    if (ex instanceof LockBackendException) {
+      return new DataAccessResourceFailureException(message, ex);
+    }
+    if (ex instanceof DocumentNotFoundException) {
+      EmptyResultDataAccessException notFound = new EmptyResultDataAccessException(message, 1);
+      notFound.initCause(ex);
+      return notFound;
+    }
+    if (ex instanceof DuplicateKeyWriteException) {
+      return new DuplicateKeyException(message, ex);
+    }
+    if (ex instanceof DocumentValidationException || ex instanceof InvalidVersionException) {
+      return new DataIntegrityViolationException(message, ex);
+    }
+    if (ex instanceof VersionFieldException) {
+      return new InvalidDataAccessApiUsageException(message, ex);
+    }
+    if (ex instanceof UpdateFailedException) {
+      return new DataAccessResourceFailureException(message, ex);
+    }
+    return null;
+  }
+
+  /** {@code ex} translated if a translation exists, else {@code ex} itself. */
+  RuntimeException translate(RuntimeException ex) {
+    DataAccessException translated = translateExceptionIfPossible(ex);
+    return translated == null ? ex : translated;
+  }
+}

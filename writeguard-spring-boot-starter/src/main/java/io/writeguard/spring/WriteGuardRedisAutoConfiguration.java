@@ -1,0 +1,86 @@
+package io.writeguard.spring;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.redis.RedisLockService;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The Redis lease lock, on the Lettuce client of the application's
+ * {@link LettuceConnectionFactory} (configured by {@code spring.data.redis.*}): same server,
+ * credentials, TLS and client options, and no second client to configure. The lock service
+ * opens its own two connections on that client (commands, and pub/sub for release messages)
+ * and never shuts the client down; the factory does.
+ *
+ * <p>Needs writeguard-redis on the classpath and a standalone or Sentinel set-up: the Redis
+ * lock refuses Redis Cluster, so a Cluster factory fails startup with a message saying so
+ * (set {@code writeguard.redis-lock.enabled=false} there). Redis must answer at startup: the
+ * service loads its scripts when it is made.
+ */
+@AutoConfiguration(after = WriteGuardAutoConfiguration.class,
+    afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass({RedisLockService.class, LettuceConnectionFactory.class})
+@ConditionalOnBean({LettuceConnectionFactory.class, WriteGuardProperties.class})
+@ConditionalOnProperty(prefix = "writeguard.redis-lock", name = "enabled", matchIfMissing = true)
+public class WriteGuardRedisAutoConfiguration {
+
+  /** Bean name of the Redis lease lock service. */
+  public static final String REDIS_LOCK_SERVICE = "writeGuardRedisLockService";
+
+  @Bean(name = REDIS_LOCK_SERVICE)
+  @ConditionalOnMissingBean(RedisLockService.class)
+  public RedisLockService writeGuardRedisLockService(LettuceConnectionFactory connectionFactory,
+      WriteGuardProperties properties, ObjectProvider<WriteGuardListener> listeners) {
+    WriteGuardProperties.RedisLock lock = properties.getRedisLock();
+    return RedisLockService.builder()
+        .client(standaloneClient(connectionFactory))
+        .keyPrefix(lock.getKeyPrefix())
+        .lease(lock.getLease())
+        .renewInterval(lock.getRenewInterval())
+        .commandTimeout(lock.getCommandTimeout())
+        .listener(WriteGuardAutoConfiguration.listenersOf(listeners))
+        .build();
+  }
+
+  @Bean
+  @ConditionalOnBean(name = REDIS_LOCK_SERVICE)
+  @ConditionalOnMissingBean(name = "writeGuardRedisLockStoreProbe")
+  public LockStoreProbe writeGuardRedisLockStoreProbe(LettuceConnectionFactory connectionFactory) {
+    return new LockStoreProbe() {
+      @Override
+      public String name() {
+        return "redis";
+      }
+
+      @Override
+      public String check() {
+        try (RedisConnection connection = connectionFactory.getConnection()) {
+          return "PING " + connection.ping();
+        }
+      }
+    };
+  }
+
+  static RedisClient standaloneClient(LettuceConnectionFactory connectionFactory) {
+    if (!connectionFactory.isRunning()) {
+      connectionFactory.start(); // what it does itself unless early start-up is switched off
+    }
+    AbstractRedisClient client = connectionFactory.getRequiredNativeClient();
+    if (client instanceof RedisClient standalone) {
+      return standalone;
+    }
+    throw new IllegalStateException("writeguard.redis-lock needs a standalone or Sentinel"
+        + " Redis, but the application's LettuceConnectionFactory uses a "
+        + client.getClass().getSimpleName() + " (the Redis lock does not support Redis"
+        + " Cluster); set writeguard.redis-lock.enabled=false");
+  }
+}

@@ -1,0 +1,164 @@
+package io.writeguard.spring;
+
+import com.mongodb.client.MongoCollection;
+import io.writeguard.lock.FencedWriter;
+import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.update.RetryPolicy;
+import io.writeguard.update.VersionedUpdater;
+import io.writeguard.version.VersionPolicy;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.bson.Document;
+import org.springframework.data.mongodb.core.MongoTemplate;
+import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
+import org.springframework.data.mongodb.core.mapping.MongoPersistentProperty;
+
+/**
+ * Makes WriteGuard's writers for the application's collections, through its
+ * {@link MongoTemplate}: same database, same collection names, same converter, same write
+ * concern.
+ *
+ * <p>For an entity class the version field is the mapped field name of its Spring Data
+ * {@code @Version} property, which must be a {@code Long} or {@code long} (WriteGuard's
+ * versions are int64, starting at 0, +1 per write: the scheme Spring Data uses). Spring Data's
+ * own {@code save} and WriteGuard's updaters then check one and the same version, so either
+ * one's stale write is refused. An entity without {@code @Version}, and a collection named by
+ * name, use {@code writeguard.updater.version-field}.
+ *
+ * <p>Methods are named for what they return ({@link #documents}, {@link #entities}), so a
+ * variant over typed collections ({@code MongoCollection<T>}) can be added beside them without
+ * changing these. Writers are made once per collection and cached. Thread-safe.
+ */
+public final class WriteGuardUpdaters {
+  private final MongoTemplate template;
+  private final RetryPolicy retryPolicy;
+  private final String defaultVersionField;
+  private final String strategyName;
+  private final WriteGuardListener listener;
+  private final WriteGuardExceptionTranslator translator;
+  private final Map<String, DocumentUpdater> byCollection = new ConcurrentHashMap<>();
+  private final Map<Class<?>, EntityUpdater<?>> byEntity = new ConcurrentHashMap<>();
+  private final Map<String, FencedWriter> fencedByCollection = new ConcurrentHashMap<>();
+
+  /**
+   * @param template the application's template
+   * @param properties {@code writeguard.updater.*}
+   * @param listener hears every updater's events (the conflict monitor, the meters)
+   * @param translator turns failures into Spring exceptions
+   */
+  public WriteGuardUpdaters(MongoTemplate template, WriteGuardProperties.Updater properties,
+      WriteGuardListener listener, WriteGuardExceptionTranslator translator) {
+    this.template = Objects.requireNonNull(template, "template");
+    this.retryPolicy = RetryPolicy.builder()
+        .maxAttempts(properties.getMaxAttempts())
+        .deadline(properties.getDeadline())
+        .backoff(properties.getBaseBackoff(), properties.getMaxBackoff())
+        .build();
+    this.defaultVersionField = properties.getVersionField();
+    this.strategyName = properties.getStrategyName();
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.translator = Objects.requireNonNull(translator, "translator");
+  }
+
+  /** An updater of {@code Document}s in the collection named {@code collectionName}. */
+  public DocumentUpdater documents(String collectionName) {
+    return byCollection.computeIfAbsent(checkName(collectionName),
+        name -> newUpdater(name, defaultPolicy()));
+  }
+
+  /** An updater of {@code Document}s in {@code entityType}'s collection, with its version field. */
+  public DocumentUpdater documents(Class<?> entityType) {
+    String collection = template.getCollectionName(entityType);
+    VersionPolicy policy = versionPolicy(entityType);
+    DocumentUpdater updater =
+        byCollection.computeIfAbsent(collection, name -> newUpdater(name, policy));
+    checkSamePolicy(collection, updater.unwrap().versionPolicy(), policy, entityType);
+    return updater;
+  }
+
+  /** An updater of {@code entityType} entities, mapped by the template's converter. */
+  @SuppressWarnings("unchecked")
+  public <T> EntityUpdater<T> entities(Class<T> entityType) {
+    return (EntityUpdater<T>) byEntity.computeIfAbsent(entityType, type -> new EntityUpdater<>(
+        entityType, persistentEntity(entityType), template.getConverter(),
+        documents(entityType)));
+  }
+
+  /**
+   * A {@link FencedWriter} of {@code entityType}'s collection that also raises its version, so
+   * a fenced write and an optimistic update of the same document never erase each other.
+   */
+  public FencedWriter fencedWriter(Class<?> entityType) {
+    String collection = template.getCollectionName(entityType);
+    VersionPolicy policy = versionPolicy(entityType);
+    return fencedByCollection.computeIfAbsent(collection, name -> FencedWriter
+        .builder(collection(name)).versionPolicy(policy).listener(listener).build());
+  }
+
+  /**
+   * The version policy of {@code entityType}: its {@code @Version} property's field, or
+   * {@code writeguard.updater.version-field} when it has none.
+   *
+   * @throws IllegalArgumentException if its {@code @Version} property is not a Long
+   */
+  public VersionPolicy versionPolicy(Class<?> entityType) {
+    MongoPersistentEntity<?> entity = persistentEntity(entityType);
+    MongoPersistentProperty version = entity.getVersionProperty();
+    if (version == null) {
+      return defaultPolicy();
+    }
+    Class<?> type = version.getType();
+    if (type != Long.class && type != long.class) {
+      throw new IllegalArgumentException(entityType.getName() + "'s @Version property '"
+          + version.getName() + "' must be a Long or long (WriteGuard's versions are int64),"
+          + " was " + type.getName());
+    }
+    return VersionPolicy.builder().field(version.getFieldName()).build();
+  }
+
+  /** The retry policy every updater uses ({@code writeguard.updater.*}). */
+  public RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
+  private DocumentUpdater newUpdater(String collection, VersionPolicy policy) {
+    VersionedUpdater updater = VersionedUpdater.builder(collection(collection))
+        .versionPolicy(policy)
+        .retryPolicy(retryPolicy)
+        .listener(listener)
+        .strategyName(strategyName)
+        .build();
+    return new DocumentUpdater(updater, translator);
+  }
+
+  private MongoCollection<Document> collection(String name) {
+    return template.getCollection(name);
+  }
+
+  private VersionPolicy defaultPolicy() {
+    return VersionPolicy.builder().field(defaultVersionField).build();
+  }
+
+  private MongoPersistentEntity<?> persistentEntity(Class<?> entityType) {
+    Objects.requireNonNull(entityType, "entityType");
+    return template.getConverter().getMappingContext().getRequiredPersistentEntity(entityType);
+  }
+
+  private static String checkName(String collectionName) {
+    if (collectionName == null || collectionName.isBlank()) {
+      throw new IllegalArgumentException("collectionName must not be blank, was "
+          + (collectionName == null ? "null" : "'" + collectionName + "'"));
+    }
+    return collectionName;
+  }
+
+  private static void checkSamePolicy(String collection, VersionPolicy cached,
+      VersionPolicy wanted, Class<?> entityType) {
+    if (!cached.field().equals(wanted.field())) {
+      throw new IllegalArgumentException("collection '" + collection + "' is already updated"
+          + " with version field '" + cached.field() + "', but " + entityType.getName()
+          + " maps its version to '" + wanted.field() + "'");
+    }
+  }
+}
