@@ -84,6 +84,8 @@ final class InMemoryUpdate {
     void applyTo(BsonDocument doc, Map<BsonValue, Boolean> grewIn) {
       if (operator.equals("$unset")) {
         unset(doc, segments);
+      } else if (operator.equals("$pull") && !exists(doc, segments)) {
+        return; // nothing to pull from, and no path is created
       } else {
         write(doc, this, grewIn);
       }
@@ -230,6 +232,17 @@ final class InMemoryUpdate {
 
   /** The new value of a field now holding {@code now} (null: missing); null for no change. */
   private static BsonValue compute(Op op, BsonValue now) {
+    BsonValue result = computeRaw(op, now);
+    if (result != null && now != null && isPlainNumber(result) && isPlainNumber(now)
+        && compareNumbers(result, now) == 0 && !result.equals(now)) {
+      // An equal number of another type (5 -> 5L, 0.0 -> -0.0): MongoDB stores the new type,
+      // the embedded test server keeps the old one; left to the server.
+      throw new NotModelled(op.operator + " to an equal number of another type at " + op.path);
+    }
+    return result;
+  }
+
+  private static BsonValue computeRaw(Op op, BsonValue now) {
     BsonValue x = op.operand;
     switch (op.operator) {
       case "$set":
@@ -242,6 +255,11 @@ final class InMemoryUpdate {
       case "$max":
         if (now == null) {
           return copy(x);
+        }
+        if (isNaN(x) || isNaN(now)) {
+          // MongoDB orders NaN below every number; the embedded test server does not, so this
+          // case could not be checked against a server and is left to the server.
+          throw new NotModelled(op.operator + " with NaN at " + op.path);
         }
         int c = compare(x, now, op.path);
         boolean replace = op.operator.equals("$min") ? c < 0 : c > 0;
@@ -262,14 +280,9 @@ final class InMemoryUpdate {
       throw new NotModelled(op.operator + " by a " + x.getBsonType());
     }
     if (now == null) {
-      if (add) {
-        return copy(x);
-      }
-      return switch (x.getBsonType()) {
-        case INT32 -> new BsonInt32(0);
-        case INT64 -> new BsonInt64(0);
-        default -> new BsonDouble(0.0);
-      };
+      // The server computes operand + int32 0 (operand * int32 0 for $mul): the operand's
+      // type, 0.0 for an $inc by -0.0, -0.0 or NaN for a $mul by a negative or infinite double.
+      return arithmetic(op, x, new BsonInt32(0), add);
     }
     if (!isPlainNumber(now)) {
       throw new NotModelled(op.operator + " of a " + now.getBsonType() + " at " + op.path);
@@ -301,12 +314,21 @@ final class InMemoryUpdate {
     return v.isArray() ? v.asArray().clone() : v;
   }
 
+  private static boolean isNaN(BsonValue v) {
+    return v.isDouble() && Double.isNaN(v.asDouble().getValue());
+  }
+
   private static boolean isPlainNumber(BsonValue v) {
     return v.isInt32() || v.isInt64() || v.isDouble();
   }
 
   /** The values a $push / $addToSet adds: the operand, or the elements of {@code {$each: [...]}}. */
   private static List<BsonValue> each(Op op, BsonValue x) {
+    if (x.isDocument() && x.asDocument().isEmpty()) {
+      // Added as a value by MongoDB; refused here because the embedded test server rejects
+      // it, so the model could not be checked against a server.
+      throw new NotModelled(op.operator + " of an empty document");
+    }
     if (x.isDocument() && hasOperatorKey(x.asDocument())) {
       BsonDocument d = x.asDocument();
       if (d.size() != 1 || !d.containsKey("$each") || !d.get("$each").isArray()) {
@@ -371,6 +393,25 @@ final class InMemoryUpdate {
     return kept;
   }
 
+  /** Whether a value is stored at the path (through documents and in-range indexes). */
+  private static boolean exists(BsonDocument doc, String[] segs) {
+    BsonValue at = doc;
+    for (String seg : segs) {
+      if (at.isDocument()) {
+        at = at.asDocument().get(seg);
+      } else if (at.isArray()) {
+        int i = index(seg);
+        at = i >= 0 && i < at.asArray().size() ? at.asArray().get(i) : null;
+      } else {
+        throw new NotModelled("path runs through a " + at.getBsonType());
+      }
+      if (at == null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // ---- $unset ----
 
   private static void unset(BsonDocument doc, String[] segs) {
@@ -412,6 +453,9 @@ final class InMemoryUpdate {
     if (ra != rb) {
       return Integer.compare(ra, rb);
     }
+    if (ra == 1) {
+      checkComparableNumbers(a, b, path);
+    }
     return switch (ra) {
       case 0 -> 0;
       case 1 -> compareNumbers(a, b);
@@ -430,6 +474,26 @@ final class InMemoryUpdate {
       return 2;
     }
     throw new NotModelled("comparing a " + v.getBsonType() + " at " + path);
+  }
+
+  /**
+   * Refuses the number pairs the embedded test server compares differently from MongoDB
+   * (which compares exactly and treats -0.0 as 0): -0.0, and an int64 beyond 2^53 against a
+   * double. Left to the server.
+   */
+  private static void checkComparableNumbers(BsonValue a, BsonValue b, String path) {
+    for (BsonValue v : new BsonValue[] {a, b}) {
+      if (v.isDouble() && v.asDouble().getValue() == 0.0
+          && Double.doubleToRawLongBits(v.asDouble().getValue()) != 0L) {
+        throw new NotModelled("comparing -0.0 at " + path);
+      }
+    }
+    if (a.isDouble() != b.isDouble()) {
+      BsonValue integral = a.isDouble() ? b : a;
+      if (Math.abs((double) integral.asNumber().longValue()) >= 0x1p53) {
+        throw new NotModelled("comparing an integer beyond 2^53 with a double at " + path);
+      }
+    }
   }
 
   private static int compareNumbers(BsonValue a, BsonValue b) {
@@ -467,6 +531,7 @@ final class InMemoryUpdate {
     checkComparable(a, path);
     checkComparable(b, path);
     if (isPlainNumber(a) && isPlainNumber(b)) {
+      checkComparableNumbers(a, b, path);
       return compareNumbers(a, b) == 0;
     }
     if (a.getBsonType() != b.getBsonType()) {
