@@ -232,6 +232,9 @@ final class BatchUpdate {
       return List.of();
     }
     long base = expected.orElse(0);
+    if (base > Long.MAX_VALUE - pending.size()) {
+      pending.forEach(c -> c.alone = true); // one version each would overflow: no combining
+    }
     BsonDocument working = mutable(current);
     List<Caller> round = new ArrayList<>();
     int writers = 0;
