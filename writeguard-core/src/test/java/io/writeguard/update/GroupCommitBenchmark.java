@@ -17,7 +17,8 @@ import org.bson.Document;
 /**
  * Not a test: measures one hot document, plain {@code $inc} against a read-modify-write through
  * the default {@link VersionedUpdater} with group commit on and off, at several client counts,
- * in interleaved rounds (medians). Run from the repository root:
+ * in interleaved rounds whose order rotates (the position in a round matters on a loaded
+ * machine), reporting medians. Run from the repository root:
  *
  * <pre>
  * mvn -B -o -q -pl writeguard-core -am test-compile
@@ -55,8 +56,9 @@ public final class GroupCommitBenchmark {
         results.add(new ArrayList<>());
       }
       for (int round = 0; round < rounds; round++) {
-        for (int s = 0; s < names.length; s++) { // interleaved
-          String id = "hot-" + clients + "-" + round + "-" + s;
+        for (int k = 0; k < names.length; k++) { // interleaved, each round in a rotated order
+          int s = (k + round) % names.length;
+          String id = "hot-" + clients + "-" + round + "-" + s + "-" + System.nanoTime();
           VersionedInsert.insertOne(docs, VersionPolicy.defaults(),
               new Document("_id", id).append("n", 0L));
           VersionedUpdater u = s == 1 ? on : off;
