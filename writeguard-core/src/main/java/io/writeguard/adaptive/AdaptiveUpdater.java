@@ -1,6 +1,7 @@
 package io.writeguard.adaptive;
 
 import io.writeguard.Ticker;
+import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
 import io.writeguard.internal.UnderLock;
 import io.writeguard.lock.LockHandle;
@@ -25,7 +26,14 @@ import java.util.Objects;
  * coordination and can never lose an update.
  *
  * <p>The decision per key is the {@link ContentionRouter}'s ({@link AdaptivePolicy} has the
- * thresholds and the hysteresis). Thread-safe.
+ * thresholds and the hysteresis).
+ *
+ * <p>Group commit. The optimistic route combines concurrent updates of one document as its
+ * {@link VersionedUpdater} is configured to. The locked route, with {@link Builder#groupCommit}
+ * on (the default), queues the callers of this process per document and lets the first take
+ * the lock once for the whole queue and run it with {@link VersionedUpdater#updateBatch}: one
+ * lock hand-off and one read/write per batch instead of per update. A lock timeout then fails
+ * every update of that batch with the {@code LockTimeoutException}. Thread-safe.
  */
 public final class AdaptiveUpdater {
   private final VersionedUpdater updater;
@@ -33,6 +41,8 @@ public final class AdaptiveUpdater {
   private final ContentionRouter router;
   private final Duration lockWait;
   private final String lockPrefix;
+  private final KeyedCombiner<Mutator, UpdateOutcome> lockedUpdates;  // null: not combined
+  private final KeyedCombiner<Mutator, UpdateOutcome> lockedUpdateOnes;
 
   private AdaptiveUpdater(Builder b) {
     this.updater = b.updater;
@@ -40,6 +50,19 @@ public final class AdaptiveUpdater {
     this.router = new ContentionRouter(b.policy, b.ticker);
     this.lockWait = b.lockWait;
     this.lockPrefix = b.lockPrefix == null ? updater.scope().collection() + ":" : b.lockPrefix;
+    this.lockedUpdates = b.groupCommit ? lockedCombiner(b, true) : null;
+    this.lockedUpdateOnes = b.groupCommit ? lockedCombiner(b, false) : null;
+  }
+
+  private KeyedCombiner<Mutator, UpdateOutcome> lockedCombiner(Builder b, boolean returnDocs) {
+    return KeyedCombiner.<Mutator, UpdateOutcome>builder((id, batch) -> {
+      // Every caller is answered inside the step; a failed release must not turn into errors.
+      LockHandle lock = locks.acquire(lockPrefix + id, lockWait);
+      UnderLock.run(lock, () -> {
+        updater.updateBatch(batch, returnDocs);
+        return null;
+      });
+    }).maxBatch(b.maxBatchSize).ticker(b.combinerTicker).build();
   }
 
   /**
@@ -84,6 +107,13 @@ public final class AdaptiveUpdater {
     }
     router.lockedStarted(key);
     try {
+      if (lockedUpdates != null) {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(mutator, "mutator");
+        // Queued at most as long as the lock wait plus the update's own deadline.
+        return (returnDocument ? lockedUpdates : lockedUpdateOnes)
+            .submit(id, mutator, lockWait.plus(updater.retryPolicy().deadline()));
+      }
       // Not try-with-resources: a release failing after the write was applied must not report
       // the update as failed (a caller retrying it would apply the mutation twice).
       LockHandle lock = locks.acquire(key, lockWait);
@@ -110,6 +140,9 @@ public final class AdaptiveUpdater {
     private Duration lockWait = Duration.ofSeconds(5);
     private Ticker ticker = Ticker.system();
     private String lockPrefix;
+    private boolean groupCommit = true;
+    private int maxBatchSize = VersionedUpdater.Builder.DEFAULT_MAX_BATCH;
+    private Ticker combinerTicker = Ticker.system();
 
     private Builder(VersionedUpdater updater, LockService locks) {
       this.updater = Objects.requireNonNull(updater, "updater");
@@ -135,6 +168,31 @@ public final class AdaptiveUpdater {
 
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
+     * Whether the locked route runs concurrent updates of one document as a batch under one
+     * lock hold (default true); the optimistic route follows the {@link VersionedUpdater}'s
+     * own setting.
+     */
+    public Builder groupCommit(boolean groupCommit) {
+      this.groupCommit = groupCommit;
+      return this;
+    }
+
+    /** The most updates the locked route runs under one lock hold; at least 1; default 64. */
+    public Builder maxBatchSize(int maxBatchSize) {
+      this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
+      return this;
+    }
+
+    /**
+     * The clock of the locked route's queue; must be the {@link VersionedUpdater}'s, whose
+     * deadlines count from it (default {@code System.nanoTime} for both).
+     */
+    public Builder combinerTicker(Ticker ticker) {
+      this.combinerTicker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 

@@ -68,6 +68,11 @@ final class SafeListener implements WriteGuardListener {
   }
 
   @Override
+  public void onBatch(OperationScope scope, Object key, int size) {
+    each("batch", l -> l.onBatch(scope, key, size));
+  }
+
+  @Override
   public void onLockWait(String backend, String key, Duration waited, boolean acquired) {
     each("lock wait", l -> l.onLockWait(backend, key, waited, acquired));
   }

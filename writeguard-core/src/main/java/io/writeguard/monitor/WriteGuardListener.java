@@ -39,6 +39,13 @@ public interface WriteGuardListener {
   default void onFailure(OperationScope scope, Object key, Throwable error) {}
 
   /**
+   * Group commit: one caller took a batch of {@code size} updates of document {@code key} (1
+   * for a caller alone) and runs them together, one read and one write per round. Reported once
+   * per batch, before its first attempt; each update of it still reports its own events.
+   */
+  default void onBatch(OperationScope scope, Object key, int size) {}
+
+  /**
    * A lock wait ended: {@code acquired} is false when it timed out. {@code backend} is a short
    * name such as {@code local}, {@code mongo}, {@code redis}.
    */

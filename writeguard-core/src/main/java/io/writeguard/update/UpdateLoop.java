@@ -89,9 +89,14 @@ final class UpdateLoop {
   }
 
   UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
+    return run(id, mutator, returnAfter, ticker.nanoTime());
+  }
+
+  /** Like {@link #run(Object, Mutator, boolean)} for a call that started at {@code startNanos}. */
+  UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter, long startNanos) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(mutator, "mutator");
-    Call call = new Call(id, ticker.nanoTime());
+    Call call = new Call(id, startNanos);
     try {
       while (true) {
         call.attempt++;
@@ -262,6 +267,11 @@ final class UpdateLoop {
 
   /** The user's operators plus {@code $inc: {version: 1}}; the user's Bson is not changed. */
   private BsonDocument withIncrement(Bson userUpdate) {
+    return withIncrement(checkedUpdate(userUpdate));
+  }
+
+  /** The user's update as BSON, checked: operators only, none touching the version. */
+  BsonDocument checkedUpdate(Bson userUpdate) {
     BsonDocument user = userUpdate.toBsonDocument(BsonDocument.class, store.codecRegistry());
     if (user.isEmpty()) {
       throw new IllegalArgumentException(
@@ -275,6 +285,11 @@ final class UpdateLoop {
       }
     }
     guard.checkUpdate(user, store.codecRegistry());
+    return user;
+  }
+
+  /** A checked user update plus {@code $inc: {version: 1}}; {@code user} is not changed. */
+  BsonDocument withIncrement(BsonDocument user) {
     BsonDocument merged = new BsonDocument();
     merged.putAll(user);
     BsonDocument inc = new BsonDocument();
@@ -293,6 +308,18 @@ final class UpdateLoop {
    */
   private Document versionedReplacement(
       Document given, RawBsonDocument current, OptionalLong expected, long next) {
+    checkReplacement(given, current.get("_id"), expected);
+    Document copy = new Document(given);
+    copy.put(versions.field(), next);
+    return copy;
+  }
+
+  /**
+   * Checks a mutator's replacement: no operator keys; its version, if any, the one the mutator
+   * was shown ({@code seen}; empty for a legacy document); its {@code _id}, if any, {@code id}.
+   */
+  void checkReplacement(Document given, BsonValue id, OptionalLong seen) {
+    OptionalLong expected = seen;
     String field = versions.field();
     for (String key : given.keySet()) {
       if (key.startsWith("$")) {
@@ -314,14 +341,11 @@ final class UpdateLoop {
     if (given.containsKey("_id")) {
       BsonValue givenId = new Document("_id", given.get("_id"))
           .toBsonDocument(BsonDocument.class, store.codecRegistry()).get("_id");
-      if (!givenId.equals(current.get("_id"))) {
-        throw new IllegalArgumentException("replacement changes _id from " + current.get("_id")
+      if (!givenId.equals(id)) {
+        throw new IllegalArgumentException("replacement changes _id from " + id
             + " to " + givenId + "; _id is immutable");
       }
     }
-    Document copy = new Document(given);
-    copy.put(field, next);
-    return copy;
   }
 
   private Document decode(RawBsonDocument raw) {

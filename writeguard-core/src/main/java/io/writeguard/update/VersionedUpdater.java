@@ -3,6 +3,8 @@ package io.writeguard.update;
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
+import io.writeguard.combine.CombineTimeoutException;
+import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
@@ -11,6 +13,7 @@ import io.writeguard.version.InvalidVersionException;
 import io.writeguard.version.VersionFieldException;
 import io.writeguard.version.VersionPolicy;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.random.RandomGenerator;
 import org.bson.Document;
 
@@ -43,18 +46,89 @@ import org.bson.Document;
  * moved, {@code onRetry(n, backoff)} before sleeping after attempt n, then one of
  * {@code onSuccess}, {@code onExhausted} or {@code onFailure}.
  *
+ * <p><b>Group commit</b> (on by default, {@link Builder#groupCommit(boolean)}): callers of this
+ * updater that update the same {@code _id} at the same time queue up, and the first one runs
+ * the queue as a batch: one read, every mutator in arrival order on the state the earlier ones
+ * produced, one write filtered on the version read. Each caller still gets its own outcome or
+ * exception, as if the updates had run one after another. A caller alone runs exactly the loop
+ * above. See docs/optimistic-updates.md, "Group commit", for the rules; {@code onBatch} reports
+ * each batch's size.
+ *
  * <p>Thread-safe: one instance serves any number of threads.
  */
 public final class VersionedUpdater {
   private final UpdateLoop loop;
+  private final BatchUpdate batches;
+  private final KeyedCombiner<Request, UpdateOutcome> combiner; // null: group commit off
   private final VersionPolicy versionPolicy;
   private final RetryPolicy retryPolicy;
+  private final WriteGuardListener listener;
+  private final String collection;
+
+  /** One caller's update waiting in the combiner. */
+  private record Request(Mutator mutator, boolean returnAfter) {}
 
   private VersionedUpdater(Builder b) {
     this.versionPolicy = b.versionPolicy;
     this.retryPolicy = b.retryPolicy;
+    this.listener = WriteGuardListener.safe(b.listener);
+    this.collection = b.store.collectionName();
     this.loop = new UpdateLoop(b.store, b.versionPolicy, b.retryPolicy, b.listener,
         b.strategyName, b.ticker, b.sleeper, b.random);
+    this.batches = new BatchUpdate(loop, b.store, b.versionPolicy, b.retryPolicy, b.listener,
+        b.ticker, b.sleeper, b.random);
+    this.combiner = !b.groupCommit ? null
+        : KeyedCombiner.<Request, UpdateOutcome>builder(this::runBatch)
+            .maxBatch(b.maxBatchSize)
+            .ticker(b.ticker)
+            .build();
+  }
+
+  private void runBatch(Object id, KeyedCombiner.Batch<Request, UpdateOutcome> batch) {
+    batches.run(id, new BatchUpdate.Requests() {
+      public int size() {
+        return batch.size();
+      }
+
+      public Mutator mutator(int i) {
+        return batch.request(i).mutator();
+      }
+
+      public boolean returnAfter(int i) {
+        return batch.request(i).returnAfter();
+      }
+
+      public long submittedNanos(int i) {
+        return batch.submittedNanos(i);
+      }
+
+      public void succeed(int i, UpdateOutcome outcome) {
+        batch.succeed(i, outcome);
+      }
+
+      public void fail(int i, RuntimeException error) {
+        batch.fail(i, error);
+      }
+    });
+  }
+
+  private UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
+    if (combiner == null || (id != null && combiner.isLeading(id))) {
+      // Off, or called from inside a mutator of a batch on this document: a nested update
+      // (a competing write) runs by itself, as it would without group commit.
+      return loop.run(id, mutator, returnAfter);
+    }
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(mutator, "mutator");
+    try {
+      // Queued no longer than the call's deadline: the same budget a lone call has.
+      return combiner.submit(id, new Request(mutator, returnAfter), retryPolicy.deadline());
+    } catch (CombineTimeoutException e) {
+      RetriesExhaustedException out = new RetriesExhaustedException(collection, id, 0,
+          e.waited(), RetriesExhaustedException.Budget.DEADLINE, OptionalLong.empty(), e);
+      listener.onExhausted(loop.scope(), id, 0, e.waited());
+      throw out;
+    }
   }
 
   /**
@@ -78,7 +152,7 @@ public final class VersionedUpdater {
    * @throws UpdateFailedException (and subclasses) when nothing could be written, see above
    */
   public UpdateOutcome update(Object id, Mutator mutator) {
-    return loop.run(id, mutator, true);
+    return run(id, mutator, true);
   }
 
   /**
@@ -86,7 +160,38 @@ public final class VersionedUpdater {
    * wire, no document in the outcome. {@code matchedCount == 0} is the conflict signal.
    */
   public UpdateOutcome updateOne(Object id, Mutator mutator) {
-    return loop.run(id, mutator, false);
+    return run(id, mutator, false);
+  }
+
+  /**
+   * Runs a batch gathered by a caller's own {@link KeyedCombiner} (keyed by {@code _id}) on
+   * the calling thread, with group commit's rules: one read and one write per round, each
+   * request answered with its {@link UpdateOutcome} or exception. Meant for a lock holder:
+   * a combiner step that takes the document's lock and calls this pays one lock hand-off and
+   * one read/write for the whole batch. The version filter still guards every write, so the
+   * lock is never what keeps an update from being lost.
+   *
+   * <p>The combiner must use this updater's {@link Ticker} (both default to
+   * {@code System.nanoTime}): each request's deadline counts from its
+   * {@link KeyedCombiner.Batch#submittedNanos}.
+   *
+   * @param returnDocuments true: outcomes carry the document as written (as {@link #update});
+   *     false: as {@link #updateOne}
+   */
+  public void updateBatch(KeyedCombiner.Batch<? extends Mutator, UpdateOutcome> batch,
+      boolean returnDocuments) {
+    Objects.requireNonNull(batch, "batch");
+    batches.run(batch.key(), BatchUpdate.of(batch, returnDocuments));
+  }
+
+  /** Updates of {@code id} queued for the next batch (for tests). */
+  int waiting(Object id) {
+    return combiner == null ? 0 : combiner.waiting(id);
+  }
+
+  /** Whether concurrent updates of one document are combined (see the class comment). */
+  public boolean groupCommit() {
+    return combiner != null;
   }
 
   public VersionPolicy versionPolicy() {
@@ -113,6 +218,9 @@ public final class VersionedUpdater {
 
   /** Configures a {@link VersionedUpdater}; not thread-safe. */
   public static final class Builder {
+    /** The default bound of a batch's size. */
+    public static final int DEFAULT_MAX_BATCH = 64;
+
     private final Store store;
     private VersionPolicy versionPolicy = VersionPolicy.defaults();
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
@@ -121,6 +229,8 @@ public final class VersionedUpdater {
     private Ticker ticker = Ticker.system();
     private Sleeper sleeper = Sleeper.system();
     private RandomGenerator random;
+    private boolean groupCommit = true;
+    private int maxBatchSize = DEFAULT_MAX_BATCH;
 
     Builder(Store store) {
       this.store = store;
@@ -165,6 +275,21 @@ public final class VersionedUpdater {
      */
     public Builder random(RandomGenerator random) {
       this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * Whether concurrent updates of the same document through this updater are combined into
+     * one read and one write (default true). Off: every call runs its own read and write.
+     */
+    public Builder groupCommit(boolean groupCommit) {
+      this.groupCommit = groupCommit;
+      return this;
+    }
+
+    /** The most updates one batch combines; at least 1; default {@value #DEFAULT_MAX_BATCH}. */
+    public Builder maxBatchSize(int maxBatchSize) {
+      this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
       return this;
     }
 

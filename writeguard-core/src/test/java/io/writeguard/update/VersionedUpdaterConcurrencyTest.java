@@ -44,8 +44,10 @@ class VersionedUpdaterConcurrencyTest {
     }
   };
 
+  /** Group commit off: these tests are about the compare-and-set retry loop itself. */
   private VersionedUpdater updater(MongoCollection<Document> docs) {
     return VersionedUpdater.builder(docs)
+        .groupCommit(false)
         .listener(counting)
         .retryPolicy(RetryPolicy.builder()
             .maxAttempts(10_000)

@@ -1,6 +1,7 @@
 package io.writeguard.micrometer;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -25,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * writeguard.update.exhausted    counter  collection, strategy
  * writeguard.update.failures     counter  collection, strategy
  * writeguard.update.latency      timer    collection, strategy   (acknowledged updates)
+ * writeguard.update.batch.size   summary  collection, strategy   (updates per group-commit batch)
  * writeguard.fenced.rejections   counter  collection, strategy
  * writeguard.conflict.ratio      gauge    collection, strategy   (sliding window; needs a ConflictMonitor)
  * writeguard.lock.wait           timer    backend, outcome=acquired|timeout
@@ -50,6 +52,7 @@ public final class WriteGuardMetrics implements WriteGuardListener {
       Map.entry("update.exhausted", "Updates that ran out of attempts or time"),
       Map.entry("update.failures", "Updates that failed for another reason (not found, validation, backend)"),
       Map.entry("update.latency", "Time from the first attempt to the acknowledged write"),
+      Map.entry("update.batch.size", "Updates of one document run together by group commit (1: alone)"),
       Map.entry("fenced.rejections", "Writes MongoDB refused because a newer lock holder had written"),
       Map.entry("lock.wait", "Time spent waiting for a lock, by outcome"),
       Map.entry("lock.held", "Time a lock was held, from acquisition to release"),
@@ -63,6 +66,7 @@ public final class WriteGuardMetrics implements WriteGuardListener {
   private final Duration[] slos;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<OperationScope, DistributionSummary> batchSizes = new ConcurrentHashMap<>();
   private final Map<OperationScope, Boolean> gauges = new ConcurrentHashMap<>();
 
   private WriteGuardMetrics(Builder b) {
@@ -131,6 +135,16 @@ public final class WriteGuardMetrics implements WriteGuardListener {
   @Override
   public void onFailure(OperationScope scope, Object key, Throwable error) {
     scoped("update.failures", scope).increment();
+  }
+
+  @Override
+  public void onBatch(OperationScope scope, Object key, int size) {
+    batchSizes.computeIfAbsent(scope, s -> DistributionSummary
+        .builder(prefix + ".update.batch.size")
+        .tags("collection", s.collection(), "strategy", s.strategy())
+        .description(HELP.get("update.batch.size"))
+        .baseUnit("updates")
+        .register(registry)).record(size);
   }
 
   @Override

@@ -81,6 +81,19 @@ class WriteGuardMetricsTest {
     l.onLockReleased("mongo", "k", 7, Duration.ofMillis(4));
     l.onLeaseLost("mongo", "k", 7);
     l.onTransactionRetry("TransientTransactionError", 1);
+    l.onBatch(scope, "d", 3);
+  }
+
+  @Test
+  void batchSizesBecomeADistributionSummaryWithAHelpText() {
+    listener.onBatch(scope, "d", 1);
+    listener.onBatch(scope, "d", 5);
+    var summary = registry.get("writeguard.update.batch.size")
+        .tags("collection", "docs", "strategy", "optimistic").summary();
+    assertThat(summary.count()).isEqualTo(2);
+    assertThat(summary.totalAmount()).isEqualTo(6);
+    assertThat(summary.max()).isEqualTo(5);
+    assertThat(summary.getId().getDescription()).contains("group commit");
   }
 
   @Test

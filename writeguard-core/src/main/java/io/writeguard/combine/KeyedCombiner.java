@@ -1,0 +1,412 @@
+package io.writeguard.combine;
+
+import io.writeguard.Ticker;
+import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Checks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Flat combining per key: callers that want something done for the same key at the same time
+ * queue up, and one of them (the <em>leader</em>) runs a caller-supplied {@link Step} for
+ * the whole queue at once, so N callers pay one round of the step's cost instead of N.
+ *
+ * <p>Why it is built this way. Hot keys are where read-modify-write hurts: each caller pays a
+ * read and a write (and, under a lock, a hand-off) one at a time. The requests are pure, so
+ * the leader can apply all of them to one read and make one write. Nobody is asked to wait for
+ * a batch to fill: a caller queues, and if no leader is running for its key it becomes the
+ * leader at once and runs a batch of what is queued <em>now</em> (often only itself). Callers
+ * that arrive while a leader works queue behind it and are taken by the next batch.
+ *
+ * <p>The contract:
+ *
+ * <ul>
+ *   <li><b>One step at a time per key.</b> For a given key, at most one step runs at any
+ *       moment in this combiner (a step for another key may run in parallel). The step runs on
+ *       the leader's thread, which is one of the batch's callers.
+ *   <li><b>FIFO, bounded.</b> A batch holds up to {@code maxBatch} requests, in the order they
+ *       were submitted (the order of {@link #submit} calls' enqueueing), and only requests
+ *       already queued when it is taken: a step never waits for more.
+ *   <li><b>Every request answered once.</b> The step answers each request with
+ *       {@link Batch#succeed} or {@link Batch#fail}; the caller then returns that value or
+ *       throws that exception. If the step throws, every request it left unanswered fails with
+ *       what it threw; if it returns leaving some unanswered, they fail with
+ *       {@link IllegalStateException}.
+ *   <li><b>Bounded waits.</b> A request still queued when its {@code maxWait} runs out is
+ *       withdrawn ({@link CombineTimeoutException}); one already taken by a batch is never
+ *       abandoned, because the step may be writing it: its caller waits for the answer.
+ *       Likewise an interrupt withdraws a queued request ({@link WriteGuardInterruptedException})
+ *       but only re-asserts the interrupt flag of a caller whose request is being run.
+ * </ul>
+ *
+ * <p>Under a lock ({@code LocalLockService}, {@code MongoLeaseLockService}, a Redis lease), the
+ * step takes the lock, reads once, applies every request in order, writes once and releases:
+ * one lock hand-off and one read/write per batch. The combiner only batches callers of this
+ * process; callers in other processes still meet at the lock.
+ *
+ * <p>Thread-safe. Per-key state lives only while some caller uses the key.
+ *
+ * @param <T> what a caller asks for (e.g. a mutator)
+ * @param <R> what it gets back
+ */
+public final class KeyedCombiner<T, R> {
+  private static final int PENDING = 0;
+  private static final int TAKEN = 1;
+  private static final int ANSWERING = 2;
+  private static final int DONE = 3;
+  private static final int WITHDRAWN = 4;
+
+  /** The work a leader does for one batch; see the class comment for its contract. */
+  @FunctionalInterface
+  public interface Step<T, R> {
+    void run(Object key, Batch<T, R> batch);
+  }
+
+  private final Step<T, R> step;
+  private final int maxBatch;
+  private final Ticker ticker;
+  private final ConcurrentHashMap<Object, Slot<T, R>> slots = new ConcurrentHashMap<>();
+  private final LongAdder parks = new LongAdder();
+
+  private KeyedCombiner(Builder<T, R> b) {
+    this.step = b.step;
+    this.maxBatch = b.maxBatch;
+    this.ticker = b.ticker;
+  }
+
+  /** A builder for a combiner running {@code step} for each batch. */
+  public static <T, R> Builder<T, R> builder(Step<T, R> step) {
+    return new Builder<>(step);
+  }
+
+  /** The largest batch a step is given. */
+  public int maxBatch() {
+    return maxBatch;
+  }
+
+  /**
+   * Queues {@code request} under {@code key} and returns its answer once a batch has run it;
+   * the calling thread may be the one that runs the batch.
+   *
+   * @param maxWait how long the request may stay queued before a batch takes it
+   * @throws CombineTimeoutException if no batch took it within {@code maxWait}
+   * @throws WriteGuardInterruptedException if interrupted while still queued
+   * @throws RuntimeException whatever the step answered it with (or threw)
+   */
+  public R submit(Object key, T request, Duration maxWait) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(request, "request");
+    Checks.notNegative("maxWait", maxWait);
+    if (isLeading(key)) {
+      throw new IllegalStateException("a step for key " + key + " submitted to its own"
+          + " combiner under the same key; it would wait for itself. Run nested work directly");
+    }
+    long start = ticker.nanoTime();
+    Waiter<T, R> me = new Waiter<>(request, Thread.currentThread(), start);
+    Slot<T, R> slot = enter(key);
+    try {
+      slot.queue.add(me);
+      await(key, slot, me, start + maxWait.toNanos());
+    } finally {
+      leave(key);
+    }
+    return me.answer();
+  }
+
+  /**
+   * True when the calling thread is running a step for {@code key} in this combiner: work it
+   * does for the same key must not be submitted again (it would wait for itself).
+   */
+  public boolean isLeading(Object key) {
+    Slot<T, R> slot = slots.get(key);
+    return slot != null && slot.leader == Thread.currentThread();
+  }
+
+  /** Requests queued for {@code key} that no batch has taken yet (for monitoring and tests). */
+  public int waiting(Object key) {
+    Slot<T, R> slot = slots.get(key);
+    if (slot == null) {
+      return 0;
+    }
+    int n = 0;
+    for (Waiter<T, R> w : slot.queue) {
+      if (w.state.get() == PENDING) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** How many times a caller parked (for tests: a lone caller never does). */
+  long parks() {
+    return parks.sum();
+  }
+
+  private Slot<T, R> enter(Object key) {
+    return slots.compute(key, (k, s) -> {
+      Slot<T, R> slot = s == null ? new Slot<>() : s;
+      slot.users++;
+      return slot;
+    });
+  }
+
+  private void leave(Object key) {
+    slots.computeIfPresent(key, (k, s) -> --s.users == 0 ? null : s);
+  }
+
+  private void await(Object key, Slot<T, R> slot, Waiter<T, R> me, long deadline) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        int state = me.state.get();
+        if (state == DONE) {
+          return;
+        }
+        if (state == PENDING) {
+          if (slot.leading.compareAndSet(false, true)) {
+            lead(key, slot, me);
+            continue;
+          }
+          long remaining = deadline - ticker.nanoTime();
+          if (remaining <= 0 && me.state.compareAndSet(PENDING, WITHDRAWN)) {
+            signalNext(slot);
+            throw new CombineTimeoutException(key, Duration.ofNanos(ticker.nanoTime() - me.since));
+          }
+          if (Thread.interrupted()) {
+            interrupted = true;
+            if (me.state.compareAndSet(PENDING, WITHDRAWN)) {
+              signalNext(slot);
+              interrupted = false; // the exception below restores the flag itself
+              throw new WriteGuardInterruptedException("queued in a combiner for key " + key
+                  + "; withdrawn, nothing was done for it", new InterruptedException());
+            }
+            continue;
+          }
+          parks.increment();
+          LockSupport.parkNanos(this, Math.max(remaining, 1));
+        } else {
+          // Taken by a batch: the step may be writing it, so wait for its answer whatever happens.
+          if (Thread.interrupted()) {
+            interrupted = true;
+          }
+          parks.increment();
+          LockSupport.park(this);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Runs batches from the head of the queue until {@code me} is answered. */
+  private void lead(Object key, Slot<T, R> slot, Waiter<T, R> me) {
+    slot.leader = Thread.currentThread();
+    try {
+      while (me.state.get() != DONE) {
+        List<Waiter<T, R>> taken = take(slot);
+        if (taken.isEmpty()) {
+          return; // cannot happen while me is queued; never spin
+        }
+        run(key, taken);
+      }
+    } finally {
+      slot.leader = null;
+      slot.leading.set(false);
+      signalNext(slot);
+    }
+  }
+
+  private List<Waiter<T, R>> take(Slot<T, R> slot) {
+    List<Waiter<T, R>> taken = new ArrayList<>(Math.min(maxBatch, 16));
+    while (taken.size() < maxBatch) {
+      Waiter<T, R> head = slot.queue.poll(); // only the leader polls
+      if (head == null) {
+        break;
+      }
+      if (head.state.compareAndSet(PENDING, TAKEN)) {
+        taken.add(head);
+      }
+    }
+    return taken;
+  }
+
+  private void run(Object key, List<Waiter<T, R>> taken) {
+    Batch<T, R> batch = new Batch<>(key, taken);
+    Throwable thrown = null;
+    try {
+      step.run(key, batch);
+    } catch (RuntimeException | Error e) {
+      thrown = e;
+    }
+    for (int i = 0; i < taken.size(); i++) {
+      if (!batch.isDone(i)) {
+        Throwable error = thrown != null ? thrown : new IllegalStateException("the combiner's"
+            + " step returned without answering request " + (i + 1) + " of " + taken.size()
+            + " for key " + key);
+        taken.get(i).answer(null, error);
+      }
+    }
+  }
+
+  /** Wakes the first queued caller when nobody leads, so it can lead. */
+  private void signalNext(Slot<T, R> slot) {
+    if (slot.leading.get()) {
+      return; // the leader signals when it stops
+    }
+    for (Waiter<T, R> w : slot.queue) {
+      if (w.state.get() == PENDING) {
+        LockSupport.unpark(w.thread);
+        return;
+      }
+    }
+  }
+
+  /** The queue and the leader flag of one key. */
+  private static final class Slot<T, R> {
+    final ConcurrentLinkedQueue<Waiter<T, R>> queue = new ConcurrentLinkedQueue<>();
+    final AtomicBoolean leading = new AtomicBoolean();
+    volatile Thread leader; // set and cleared by the leader while it holds `leading`
+    int users; // changed only inside the map's compute for this key
+  }
+
+  /** One caller's request and, once answered, its result. */
+  private static final class Waiter<T, R> {
+    final T request;
+    final Thread thread;
+    final long since;
+    final AtomicInteger state = new AtomicInteger(PENDING);
+    private R result;     // written before state becomes DONE, read after
+    private Throwable error;
+
+    Waiter(T request, Thread thread, long since) {
+      this.request = request;
+      this.thread = thread;
+      this.since = since;
+    }
+
+    boolean answer(R result, Throwable error) {
+      if (!state.compareAndSet(TAKEN, ANSWERING)) {
+        return false;
+      }
+      this.result = result;
+      this.error = error;
+      state.set(DONE);
+      if (thread != Thread.currentThread()) {
+        LockSupport.unpark(thread);
+      }
+      return true;
+    }
+
+    R answer() {
+      if (error instanceof RuntimeException e) {
+        throw e;
+      }
+      if (error instanceof Error e) {
+        throw e;
+      }
+      return result;
+    }
+  }
+
+  /**
+   * The requests a step is given, in arrival order, and the way it answers each. Used by the
+   * step on the leader's thread; answering is also safe from other threads.
+   */
+  public static final class Batch<T, R> {
+    private final Object key;
+    private final List<Waiter<T, R>> waiters;
+
+    private Batch(Object key, List<Waiter<T, R>> waiters) {
+      this.key = key;
+      this.waiters = waiters;
+    }
+
+    public Object key() {
+      return key;
+    }
+
+    public int size() {
+      return waiters.size();
+    }
+
+    /** Request {@code i} (0 is the oldest). */
+    public T request(int i) {
+      return waiters.get(i).request;
+    }
+
+    /** When request {@code i} was submitted, on the combiner's ticker (for deadlines). */
+    public long submittedNanos(int i) {
+      return waiters.get(i).since;
+    }
+
+    /** True once request {@code i} has been answered. */
+    public boolean isDone(int i) {
+      return waiters.get(i).state.get() == DONE;
+    }
+
+    /**
+     * Answers request {@code i} with {@code result}; its caller returns it.
+     *
+     * @throws IllegalStateException if it was already answered
+     */
+    public void succeed(int i, R result) {
+      if (!waiters.get(i).answer(result, null)) {
+        throw answeredTwice(i);
+      }
+    }
+
+    /**
+     * Answers request {@code i} with {@code error}; its caller throws it.
+     *
+     * @throws IllegalStateException if it was already answered
+     */
+    public void fail(int i, RuntimeException error) {
+      Objects.requireNonNull(error, "error");
+      if (!waiters.get(i).answer(null, error)) {
+        throw answeredTwice(i);
+      }
+    }
+
+    private IllegalStateException answeredTwice(int i) {
+      return new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
+          + " for key " + key + " was already answered");
+    }
+  }
+
+  /** Configures a {@link KeyedCombiner}; not thread-safe. */
+  public static final class Builder<T, R> {
+    private final Step<T, R> step;
+    private int maxBatch = 64;
+    private Ticker ticker = Ticker.system();
+
+    private Builder(Step<T, R> step) {
+      this.step = Objects.requireNonNull(step, "step");
+    }
+
+    /** The most requests one batch holds; at least 1 (1 turns combining off); default 64. */
+    public Builder<T, R> maxBatch(int maxBatch) {
+      this.maxBatch = Checks.atLeast("maxBatch", maxBatch, 1);
+      return this;
+    }
+
+    /** The clock of {@code maxWait} and {@link Batch#submittedNanos}. */
+    public Builder<T, R> ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    public KeyedCombiner<T, R> build() {
+      return new KeyedCombiner<>(this);
+    }
+  }
+}

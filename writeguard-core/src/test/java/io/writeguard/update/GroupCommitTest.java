@@ -1,0 +1,472 @@
+package io.writeguard.update;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.path.AtomicUpdates;
+import io.writeguard.path.FieldPath;
+import io.writeguard.testing.ApplyThenFail;
+import io.writeguard.testing.Concurrently;
+import io.writeguard.testing.FakeTime;
+import io.writeguard.testing.TestMongo;
+import io.writeguard.version.VersionPolicy;
+import io.writeguard.version.VersionedInsert;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Group commit on a real server. The deterministic tests build their batches by hand: the first
+ * caller's mutator holds the leader inside its batch on a latch, the others are queued one by
+ * one (each start waits until the updater reports it queued), and releasing the latch lets the
+ * next leader take them all, in arrival order, as one batch.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class GroupCommitTest {
+  private final MongoCollection<Document> real =
+      TestMongo.freshDatabase("GroupCommit").getCollection("docs");
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+  private final List<Integer> batches = new CopyOnWriteArrayList<>();
+  private final RecordingListener events = new RecordingListener();
+  private final WriteGuardListener listener = WriteGuardListener.composite(events,
+      new WriteGuardListener() {
+        @Override
+        public void onBatch(OperationScope scope, Object key, int size) {
+          batches.add(size);
+        }
+      });
+
+  @AfterEach
+  void stop() {
+    pool.shutdownNow();
+  }
+
+  private VersionedUpdater.Builder builder(MongoCollection<Document> docs) {
+    return VersionedUpdater.builder(docs)
+        .listener(listener)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(10_000).deadline(Duration.ofSeconds(90))
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build());
+  }
+
+  private void insert(String id) {
+    VersionedInsert.insertOne(real, VersionPolicy.defaults(),
+        new Document("_id", id).append("n", 0L).append("log", List.of()));
+  }
+
+  private static Mutation increment(Document current, String mark) {
+    return Mutation.update(Updates.combine(
+        Updates.set("n", current.getLong("n") + 1), Updates.push("log", mark)));
+  }
+
+  private Document stored(String id) {
+    return real.find(eq("_id", id)).first();
+  }
+
+  /** Holds the first caller inside its batch until {@link #release()}. */
+  private final class HeldBatch {
+    final CountDownLatch inside = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final List<Future<UpdateOutcome>> followers = new ArrayList<>();
+    final VersionedUpdater updater;
+    final String id;
+    Future<UpdateOutcome> first;
+
+    HeldBatch(VersionedUpdater updater, String id) throws Exception {
+      this.updater = updater;
+      this.id = id;
+      first = pool.submit(() -> updater.update(id, current -> {
+        inside.countDown();
+        await(release);
+        return increment(current, "first");
+      }));
+      assertThat(inside.await(60, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** Queues {@code mutator} behind the held batch and waits until it is queued. */
+    Future<UpdateOutcome> queue(Mutator mutator) {
+      int before = updater.waiting(id);
+      Future<UpdateOutcome> f = pool.submit(() -> updater.update(id, mutator));
+      followers.add(f);
+      waitUntil(() -> updater.waiting(id) == before + 1);
+      return f;
+    }
+
+    void release() throws Exception {
+      release.countDown();
+      first.get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(60, TimeUnit.SECONDS)) {
+        throw new AssertionError("latch not released in 60s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Waits (generously bounded) for a condition another thread makes true. */
+  private static void waitUntil(BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not reached in 60s");
+      }
+      Thread.onSpinWait();
+      Thread.yield();
+    }
+  }
+
+  private static Throwable failureOf(Future<?> f) {
+    try {
+      f.get(60, TimeUnit.SECONDS);
+      return null;
+    } catch (java.util.concurrent.ExecutionException e) {
+      return e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void sixtyFourThreadsIncrementingOneDocumentThroughOneUpdaterLoseNothing() throws Exception {
+    insert("hot");
+    VersionedUpdater updater = builder(real).build();
+    int threads = 64;
+    int perThread = 20;
+    Concurrently.run(threads, Duration.ofSeconds(110), thread -> {
+      for (int i = 0; i < perThread; i++) {
+        String mark = thread + "-" + i;
+        updater.update("hot", current -> increment(current, mark));
+      }
+    });
+    int total = threads * perThread;
+    Document hot = stored("hot");
+    assertThat(hot.getLong("n")).isEqualTo(total);
+    assertThat(hot.getLong("version")).as("one version per update").isEqualTo(total);
+    assertThat(new HashSet<>(hot.getList("log", String.class))).hasSize(total);
+    assertThat(batches.stream().mapToInt(Integer::intValue).sum())
+        .as("every update rode in exactly one batch").isEqualTo(total);
+    assertThat(batches).allMatch(size -> size >= 1 && size <= 64);
+  }
+
+  @Test
+  void twoUpdatersAndVersionedAtomicWritersOnOneDocumentLoseNothing() throws Exception {
+    insert("mixed");
+    VersionedUpdater a = builder(real).build();
+    VersionedUpdater b = builder(real).build();
+    AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
+    int threads = 24;
+    int perThread = 15;
+    Concurrently.run(threads, Duration.ofSeconds(110), thread -> {
+      for (int i = 0; i < perThread; i++) {
+        String mark = thread + "-" + i;
+        switch (thread % 3) {
+          case 0 -> a.update("mixed", current -> increment(current, mark));
+          case 1 -> b.updateOne("mixed", current -> {
+            current.put("n", current.getLong("n") + 1);
+            List<String> log = new ArrayList<>(current.getList("log", String.class));
+            log.add(mark);
+            current.put("log", log);
+            return Mutation.replace(current);
+          });
+          default -> real.updateOne(eq("_id", "mixed"), atomic.raising(Updates.combine(
+              AtomicUpdates.inc(FieldPath.of("n"), 1L),
+              AtomicUpdates.push(FieldPath.of("log"), mark))));
+        }
+      }
+    });
+    int total = threads * perThread;
+    Document doc = stored("mixed");
+    assertThat(doc.getLong("n")).isEqualTo(total);
+    assertThat(doc.getLong("version")).isEqualTo(total);
+    assertThat(new HashSet<>(doc.getList("log", String.class))).hasSize(total);
+  }
+
+  @Test
+  void aMutatorThatThrowsInTheMiddleOfABatchFailsOnlyItsCaller() throws Exception {
+    insert("d");
+    VersionedUpdater updater = builder(real).build();
+    HeldBatch held = new HeldBatch(updater, "d");
+    Future<UpdateOutcome> b = held.queue(current -> increment(current, "b"));
+    Future<UpdateOutcome> c = held.queue(current -> {
+      throw new IllegalStateException("c refuses");
+    });
+    Future<UpdateOutcome> d = held.queue(current -> increment(current, "d"));
+    held.release();
+
+    assertThat(failureOf(c)).isInstanceOf(IllegalStateException.class).hasMessage("c refuses");
+    assertThat(b.get().version()).isEqualTo(2);
+    assertThat(d.get().version()).isEqualTo(3);
+    assertThat(d.get().document().orElseThrow().getList("log", String.class))
+        .containsExactly("first", "b", "d");
+    assertThat(stored("d").getList("log", String.class)).containsExactly("first", "b", "d");
+    assertThat(stored("d").getLong("version")).isEqualTo(3);
+    assertThat(batches).containsExactly(1, 3);
+  }
+
+  @Test
+  void aConflictBetweenTheBatchReadAndItsWriteRetriesTheWholeBatchFromAFreshRead()
+      throws Exception {
+    insert("c");
+    VersionedUpdater updater = builder(real).build();
+    AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
+    AtomicBoolean competed = new AtomicBoolean();
+    HeldBatch held = new HeldBatch(updater, "c");
+    Future<UpdateOutcome> b = held.queue(current -> {
+      if (competed.compareAndSet(false, true)) { // after the batch's read, before its write
+        real.updateOne(eq("_id", "c"), atomic.raising(Updates.combine(
+            AtomicUpdates.inc(FieldPath.of("n"), 1L),
+            AtomicUpdates.push(FieldPath.of("log"), "competitor"))));
+      }
+      return increment(current, "b");
+    });
+    Future<UpdateOutcome> c = held.queue(current -> increment(current, "c"));
+    Future<UpdateOutcome> d = held.queue(current -> increment(current, "d"));
+    held.release();
+
+    assertThat(List.of(b.get().attempts(), c.get().attempts(), d.get().attempts()))
+        .containsExactly(2, 2, 2);
+    Document doc = stored("c");
+    assertThat(doc.getList("log", String.class)).containsExactly("first", "competitor", "b", "c", "d");
+    assertThat(doc.getLong("n")).isEqualTo(5);
+    assertThat(doc.getLong("version")).isEqualTo(5);
+    assertThat(events.events.stream().filter(e -> e.startsWith("conflict")).count()).isEqualTo(3);
+  }
+
+  @Test
+  void anUnknownWriteOutcomeFailsEveryCallerOfThatBatchAndNobodyElse() throws Exception {
+    insert("u");
+    ApplyThenFail faults = ApplyThenFail.atWrite(2); // write 1: the first caller's; 2: the batch's
+    VersionedUpdater updater = builder(faults.wrap(real)).build();
+    HeldBatch held = new HeldBatch(updater, "u");
+    Future<UpdateOutcome> b = held.queue(current -> increment(current, "b"));
+    Future<UpdateOutcome> looker = held.queue(current -> Mutation.none());
+    Future<UpdateOutcome> d = held.queue(current -> increment(current, "d"));
+    held.release();
+
+    assertThat(failureOf(b)).isInstanceOf(WriteOutcomeUnknownException.class);
+    assertThat(failureOf(d)).isInstanceOf(WriteOutcomeUnknownException.class)
+        .hasMessageContaining("_id=u").hasMessageContaining("from version 1");
+    // The caller that wrote nothing decided on a state that may not exist: it ran again.
+    assertThat(looker.get().written()).isFalse();
+    assertThat(looker.get().version()).isEqualTo(3);
+    assertThat(faults.writes()).isEqualTo(2);
+    // The write was applied (that is what the fault does), and a later update is unaffected.
+    assertThat(updater.update("u", current -> increment(current, "e")).version()).isEqualTo(4);
+    assertThat(stored("u").getList("log", String.class)).containsExactly("first", "b", "d", "e");
+  }
+
+  @Test
+  void updatesAreAppliedInArrivalOrder() throws Exception {
+    insert("fifo");
+    VersionedUpdater updater = builder(real).build();
+    List<String> called = new CopyOnWriteArrayList<>();
+    HeldBatch held = new HeldBatch(updater, "fifo");
+    List<Future<UpdateOutcome>> queued = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String mark = "q" + i;
+      queued.add(held.queue(current -> {
+        called.add(mark);
+        return Mutation.update(Updates.push("log", mark));
+      }));
+    }
+    held.release();
+    for (Future<UpdateOutcome> f : queued) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    assertThat(called).containsExactly("q0", "q1", "q2", "q3", "q4", "q5");
+    assertThat(stored("fifo").getList("log", String.class))
+        .containsExactly("first", "q0", "q1", "q2", "q3", "q4", "q5");
+    assertThat(batches).containsExactly(1, 6);
+  }
+
+  @Test
+  void aBatchNeverHoldsMoreThanMaxBatchSize() throws Exception {
+    insert("bound");
+    VersionedUpdater updater = builder(real).maxBatchSize(2).build();
+    HeldBatch held = new HeldBatch(updater, "bound");
+    List<Future<UpdateOutcome>> queued = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      String mark = "q" + i;
+      queued.add(held.queue(current -> increment(current, mark)));
+    }
+    held.release();
+    for (Future<UpdateOutcome> f : queued) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    assertThat(batches).containsExactly(1, 2, 2, 1);
+    assertThat(stored("bound").getLong("n")).isEqualTo(6);
+  }
+
+  @Test
+  void aCallerAloneSendsItsMutationAsItIsOnItsOwnThread() {
+    insert("alone");
+    ApplyThenFail writes = ApplyThenFail.never();
+    VersionedUpdater updater = builder(writes.wrap(real)).build();
+    Thread caller = Thread.currentThread();
+    for (int i = 0; i < 3; i++) {
+      updater.update("alone", current -> {
+        assertThat(Thread.currentThread()).isSameAs(caller);
+        return Mutation.update(Updates.inc("n", 1L));
+      });
+    }
+    assertThat(batches).containsExactly(1, 1, 1);
+    assertThat(writes.log()).hasSize(3)
+        .allMatch(line -> line.contains("findOneAndUpdate"));
+    assertThat(stored("alone").getLong("n")).isEqualTo(3);
+  }
+
+  @Test
+  void operatorsTheModelRefusesAreWrittenAloneAndTheRestCombined() throws Exception {
+    insert("ops");
+    ApplyThenFail writes = ApplyThenFail.never();
+    VersionedUpdater updater = builder(writes.wrap(real)).build();
+    HeldBatch held = new HeldBatch(updater, "ops");
+    Future<UpdateOutcome> b = held.queue(current -> Mutation.update(Updates.inc("n", 1L)));
+    Future<UpdateOutcome> c = held.queue(current -> Mutation.update(Updates.inc("n", 1L)));
+    Future<UpdateOutcome> renamer =
+        held.queue(current -> Mutation.update(Updates.rename("n", "m")));
+    Future<UpdateOutcome> e = held.queue(current -> Mutation.update(Updates.set("k", "v")));
+    held.release();
+    b.get();
+    c.get();
+    renamer.get();
+    assertThat(e.get().version()).isEqualTo(5);
+    // first alone; b + c combined (one replaceOne); the $rename alone as it is; then e alone.
+    assertThat(writes.log()).hasSize(4);
+    assertThat(writes.log().get(1)).contains("replaceOne");
+    assertThat(writes.log().get(2)).contains("findOneAndUpdate");
+    Document doc = stored("ops");
+    assertThat(doc.containsKey("n")).isFalse();
+    assertThat(doc.getLong("m")).isEqualTo(3);
+    assertThat(doc.getString("k")).isEqualTo("v");
+    assertThat(doc.getLong("version")).isEqualTo(5);
+  }
+
+  @Test
+  void replacementsAndOperatorsCombineAndEachCallerSeesItsOwnStep() throws Exception {
+    insert("mix");
+    VersionedUpdater updater = builder(real).build();
+    HeldBatch held = new HeldBatch(updater, "mix");
+    Future<UpdateOutcome> replace = held.queue(current -> {
+      assertThat(current.getLong("version")).isEqualTo(1);
+      current.put("n", current.getLong("n") * 10);
+      return Mutation.replace(current);
+    });
+    Future<UpdateOutcome> inc = held.queue(current -> {
+      assertThat(current.getLong("version")).as("the version a serial run shows").isEqualTo(2);
+      return Mutation.update(Updates.inc("n", 5L));
+    });
+    Future<UpdateOutcome> look = held.queue(current -> Mutation.none());
+    held.release();
+    assertThat(replace.get().version()).isEqualTo(2);
+    assertThat(replace.get().document().orElseThrow().getLong("n")).isEqualTo(10);
+    assertThat(inc.get().version()).isEqualTo(3);
+    assertThat(inc.get().document().orElseThrow().getLong("n")).isEqualTo(15);
+    assertThat(look.get().written()).isFalse();
+    assertThat(look.get().version()).isEqualTo(3);
+    assertThat(stored("mix").getLong("n")).isEqualTo(15);
+    assertThat(stored("mix").getLong("version")).isEqualTo(3);
+  }
+
+  @Test
+  void eachCallerInABatchKeepsItsOwnAttemptBudget() throws Exception {
+    insert("budget");
+    FakeTime time = new FakeTime();
+    VersionedUpdater updater = VersionedUpdater.builder(real)
+        .listener(listener)
+        .ticker(time.ticker())
+        .sleeper(time.sleeper())
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3).build())
+        .build();
+    AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
+    AtomicInteger competitors = new AtomicInteger();
+    HeldBatch held = new HeldBatch(updater, "budget");
+    Mutator alwaysBeaten = current -> { // a competing write after every read of the batch
+      competitors.incrementAndGet();
+      real.updateOne(eq("_id", "budget"), atomic.raising(Updates.inc("n", 1L)));
+      return increment(current, "b");
+    };
+    Future<UpdateOutcome> b = held.queue(alwaysBeaten);
+    Future<UpdateOutcome> c = held.queue(current -> increment(current, "c"));
+    held.release();
+    for (Future<UpdateOutcome> f : List.of(b, c)) {
+      assertThat(failureOf(f)).isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
+        assertThat(e.attempts()).isEqualTo(3);
+        assertThat(e.budget()).isEqualTo(RetriesExhaustedException.Budget.ATTEMPTS);
+      });
+    }
+    assertThat(competitors.get()).isEqualTo(3);
+    assertThat(stored("budget").getLong("n")).isEqualTo(1 + 3);
+    assertThat(stored("budget").getList("log", String.class)).containsExactly("first");
+  }
+
+  @Test
+  void aCallerQueuedPastItsDeadlineGivesUpWithoutBeingRun() throws Exception {
+    insert("late");
+    FakeTime time = new FakeTime();
+    VersionedUpdater updater = VersionedUpdater.builder(real)
+        .ticker(time.ticker())
+        .sleeper(time.sleeper())
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build())
+        .build();
+    HeldBatch held = new HeldBatch(updater, "late");
+    AtomicBoolean ran = new AtomicBoolean();
+    Future<UpdateOutcome> late = held.queue(current -> {
+      ran.set(true);
+      return increment(current, "late");
+    });
+    time.advance(Duration.ofSeconds(2));
+    assertThat(failureOf(late)).isInstanceOfSatisfying(RetriesExhaustedException.class,
+        e -> assertThat(e.budget()).isEqualTo(RetriesExhaustedException.Budget.DEADLINE));
+    held.release();
+    assertThat(ran).isFalse();
+    assertThat(stored("late").getList("log", String.class)).containsExactly("first");
+  }
+
+  @Test
+  void groupCommitCanBeTurnedOffAndTheBatchBoundIsValidated() {
+    assertThat(builder(real).groupCommit(false).build().groupCommit()).isFalse();
+    assertThat(builder(real).build().groupCommit()).isTrue();
+    assertThatThrownBy(() -> builder(real).maxBatchSize(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxBatchSize");
+  }
+
+  @Test
+  void anUpdateInsideAMutatorOfTheSameDocumentRunsByItself() {
+    insert("nested");
+    VersionedUpdater updater = builder(real).build();
+    AtomicBoolean nested = new AtomicBoolean();
+    UpdateOutcome outcome = updater.update("nested", current -> {
+      if (nested.compareAndSet(false, true)) {
+        updater.update("nested", inner -> increment(inner, "inner"));
+      }
+      return increment(current, "outer");
+    });
+    assertThat(outcome.attempts()).isEqualTo(2);
+    assertThat(stored("nested").getList("log", String.class)).containsExactly("inner", "outer");
+  }
+}
