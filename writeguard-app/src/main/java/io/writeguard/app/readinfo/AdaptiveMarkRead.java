@@ -19,6 +19,7 @@ final class AdaptiveMarkRead {
           .policy(deps.adaptivePolicy())
           .lockWait(deps.lockWait())
           .ticker(deps.ticker())
+          .groupCommit(deps.groupCommit())
           .build();
       return adaptive::updateOne;
     });

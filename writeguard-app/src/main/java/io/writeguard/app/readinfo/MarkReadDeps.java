@@ -44,6 +44,7 @@ public final class MarkReadDeps {
   private final Ticker ticker;
   private final Runnable betweenReadAndWrite;
   private final boolean versionFilterUnderLock;
+  private final boolean groupCommit;
 
   private MarkReadDeps(Builder b) {
     this.collection = b.collection;
@@ -59,6 +60,7 @@ public final class MarkReadDeps {
     this.ticker = b.ticker;
     this.betweenReadAndWrite = b.betweenReadAndWrite;
     this.versionFilterUnderLock = b.versionFilterUnderLock;
+    this.groupCommit = b.groupCommit;
   }
 
   /** Deps for marks on {@code collection} (write concern must be acknowledged). */
@@ -120,6 +122,14 @@ public final class MarkReadDeps {
     return versionFilterUnderLock;
   }
 
+  /**
+   * Whether {@code optimistic} and {@code adaptive} combine concurrent marks of one document
+   * into one read and one write (group commit; true by default, as in the library).
+   */
+  public boolean groupCommit() {
+    return groupCommit;
+  }
+
   /** Run by the read-change-write strategies between their read and their write (tests). */
   Runnable betweenReadAndWrite() {
     return betweenReadAndWrite;
@@ -139,6 +149,7 @@ public final class MarkReadDeps {
     private Ticker ticker = Ticker.system();
     private Runnable betweenReadAndWrite = () -> {};
     private boolean versionFilterUnderLock = true;
+    private boolean groupCommit = true;
 
     private Builder(MongoCollection<Document> collection) {
       this.collection = Objects.requireNonNull(collection, "collection must not be null");
@@ -223,6 +234,17 @@ public final class MarkReadDeps {
      */
     public Builder versionFilterUnderLock(boolean on) {
       this.versionFilterUnderLock = on;
+      return this;
+    }
+
+    /**
+     * Whether {@code optimistic} and {@code adaptive} use group commit (default true, the
+     * library's default). Off, every mark runs its own compare-and-set loop: the way to see
+     * version conflicts between the threads of one process, and to stage an interleaving in
+     * which two marks read before either writes.
+     */
+    public Builder groupCommit(boolean on) {
+      this.groupCommit = on;
       return this;
     }
 

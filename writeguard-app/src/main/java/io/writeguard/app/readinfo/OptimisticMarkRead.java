@@ -49,6 +49,7 @@ final class OptimisticMarkRead implements MarkReadStrategy {
         .listener(deps.listener())
         .strategyName(name)
         .ticker(deps.ticker())
+        .groupCommit(deps.groupCommit())
         .build();
     this.update = route.apply(updater);
   }
