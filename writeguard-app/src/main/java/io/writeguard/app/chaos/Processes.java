@@ -12,7 +12,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -158,11 +159,14 @@ final class Processes {
   static final class RedisProcess implements AutoCloseable {
     private final List<EmbeddedRedis> servers = new ArrayList<>();
     private final int port;
+    private long pid;
 
     RedisProcess() {
+      Set<Long> before = redisChildren();
       EmbeddedRedis first = EmbeddedRedis.start();
       servers.add(first);
       this.port = first.port();
+      this.pid = newChild(before);
     }
 
     int port() {
@@ -171,18 +175,18 @@ final class Processes {
 
     /** Kills redis-server with SIGKILL (no shutdown, no save). */
     void kill() {
-      ProcessHandle redis = findServer().orElseThrow(() -> new IllegalStateException(
-          "no redis-server child listening on port " + port + " found to kill"));
-      signal(redis.pid(), "KILL");
-      redis.onExit().orTimeout(10, TimeUnit.SECONDS).join();
+      signal(pid, "KILL");
+      ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(10, TimeUnit.SECONDS).join());
     }
 
     /** Starts redis-server again on the same port. */
     void restart() throws InterruptedException {
       IllegalStateException last = null;
       for (int attempt = 0; attempt < 20; attempt++) {
+        Set<Long> before = redisChildren();
         try {
           servers.add(EmbeddedRedis.start(port));
+          pid = newChild(before);
           return;
         } catch (IllegalStateException e) {
           last = e; // the port may linger for a moment
@@ -192,13 +196,25 @@ final class Processes {
       throw last;
     }
 
-    private Optional<ProcessHandle> findServer() {
-      String portText = Integer.toString(port);
-      return ProcessHandle.current().children()
-          .filter(ProcessHandle::isAlive)
-          .filter(p -> p.info().commandLine().map(c -> c.contains("redis")
-              && c.contains(portText)).orElse(false))
-          .findFirst();
+    /**
+     * redis-server rewrites its command line (its process title), so the child is found as
+     * the redis child that was not there before the start.
+     */
+    private static long newChild(Set<Long> before) {
+      Set<Long> after = redisChildren();
+      after.removeAll(before);
+      if (after.size() != 1) {
+        throw new IllegalStateException("cannot tell the new redis-server child: " + after);
+      }
+      return after.iterator().next();
+    }
+
+    private static Set<Long> redisChildren() {
+      Set<Long> pids = new HashSet<>();
+      ProcessHandle.current().children().filter(ProcessHandle::isAlive)
+          .filter(p -> p.info().command().map(c -> c.contains("redis")).orElse(false))
+          .forEach(p -> pids.add(p.pid()));
+      return pids;
     }
 
     @Override
