@@ -30,6 +30,19 @@ public record ChaosRow(String fault, String workload, String strategy, int ops,
     examples = List.copyOf(examples);
   }
 
+  /** This row with {@code notes} added to its examples (facts about the fault). */
+  ChaosRow withNotes(List<String> notes) {
+    if (notes.isEmpty()) {
+      return this;
+    }
+    List<String> all = new ArrayList<>(notes);
+    all.addAll(examples);
+    return new ChaosRow(fault, workload, strategy, ops, acknowledged, failed, unknown,
+        unknownApplied, lost, duplicated, phantom, unexplained, negative, balanceMismatch,
+        staleRefused, stalePassed, maxLatencyMillis, overBound, recoveryMillis,
+        recoveryBoundMillis, violations, all);
+  }
+
   /** True when nothing was lost, duplicated or phantom and every bound held. */
   public boolean ok() {
     return lost == 0 && duplicated == 0 && phantom == 0 && unexplained == 0 && negative == 0

@@ -29,7 +29,11 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.Document;
@@ -289,14 +293,26 @@ final class Faults implements AutoCloseable {
     AtomicLong seq = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     AtomicLong stopAt = new AtomicLong(Long.MAX_VALUE);
+    Map<String, AtomicInteger> atVictim = new ConcurrentHashMap<>();
+    AtomicLong signalled = new AtomicLong(Long.MAX_VALUE);
+    AtomicBoolean victimOnly = new AtomicBoolean();
     for (String strategy : strategies) {
-      for (int t = 0; t < 3; t++) {
+      AtomicInteger inFlight = atVictim.computeIfAbsent(strategy, s -> new AtomicInteger());
+      for (int t = 0; t < 6; t++) {
         Thread thread = new Thread(() -> {
           while (System.currentTimeMillis() < stopAt.get()) {
             long n = seq.incrementAndGet();
-            boolean toVictim = n % 2 == 0;
+            // The victim gets two thirds of the load, until 2 s after the signal.
+            boolean toVictim = (victimOnly.get() || n % 3 != 0)
+                && System.currentTimeMillis() - signalled.get() < 2000; // no overflow
+            if (toVictim) {
+              inFlight.incrementAndGet();
+            }
             history.accept(request(http, toVictim ? victimUrl : survivorUrl,
                 (toVictim ? "victim" : "survivor") + "-" + fault + "-" + n, fault, strategy));
+            if (toVictim) {
+              inFlight.decrementAndGet();
+            }
             sleepQuietly(ThreadLocalRandom.current().nextInt(5, 25));
           }
         }, "chaos-http-" + strategy + "-" + t);
@@ -306,7 +322,25 @@ final class Faults implements AutoCloseable {
       }
     }
     Thread.sleep(settings.phase().toMillis());
+    // Signal while the victim has requests in flight on every lock strategy, so that it most
+    // likely holds a document's lock at that moment (a SIGKILL then leaves it to its lease).
+    long waitUntil = System.currentTimeMillis() + 5000;
+    while (System.currentTimeMillis() < waitUntil && atVictim.entrySet().stream()
+        .anyMatch(e -> e.getKey().endsWith("-lock") && e.getValue().get() < 2)) {
+      Thread.sleep(2);
+    }
+    List<String> notes = new ArrayList<>();
+    if (kill) {
+      victimOnly.set(true); // for a moment only the victim takes the locks: catch it holding
+      Thread.sleep(500);
+      notes.add(freezeHoldingLocks(victim) ? "the victim held the mongo-lock and redis-lock"
+          + " locks when killed" : "the victim held no lock when killed (one-lease wait not"
+          + " exercised)");
+      say("  serve-kill: " + notes.get(0));
+    }
     long signalledAt = System.currentTimeMillis();
+    signalled.set(signalledAt);
+    victimOnly.set(false);
     if (kill) {
       Processes.signal(victim.pid(), "KILL");
     } else {
@@ -336,9 +370,50 @@ final class Faults implements AutoCloseable {
           FinalState.read(docs, Load.docId(fault, strategy)),
           new Recovery(signalledAt, recoveryBound.toMillis(), "survivor"),
           violations.stream().filter(v -> v.contains("strategy " + strategy) || !v.contains(
-              "strategy ")).toList()));
+              "strategy ")).toList()).withNotes(strategy.endsWith("-lock") ? notes : List.of()));
     }
     return rows;
+  }
+
+  /**
+   * Stops the victim with SIGSTOP at a moment when it holds the locks of both lock strategies'
+   * documents, so that the SIGKILL that follows leaves them to their lease. Tries up to 100
+   * times (resuming it in between); returns false if it never caught it holding both.
+   */
+  private boolean freezeHoldingLocks(ChildJvm victim) throws InterruptedException {
+    boolean wantMongo = strategies.contains("mongo-lock");
+    boolean wantRedis = strategies.contains("redis-lock");
+    if (!wantMongo && !wantRedis) {
+      return false;
+    }
+    MongoCollection<Document> locks = direct.getDatabase(serveDatabase)
+        .getCollection("docs_locks");
+    // Owners begin with the holder's pid: "<pid>-<uuid>" (MongoDB), "<pid>@<host>/.." (Redis).
+    String mongoOwner = victim.pid() + "-";
+    String redisOwner = victim.pid() + "@";
+    try (io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(
+        "redis://127.0.0.1:" + redis.port());
+        var connection = client.connect()) {
+      for (int attempt = 0; attempt < 100; attempt++) {
+        Processes.signal(victim.pid(), "STOP");
+        Thread.sleep(200); // bytes already on their way (a release) land
+        boolean mongoHeld = !wantMongo || owner(locks.find(new Document("_id",
+            "docs:" + Load.docId("serve-kill", "mongo-lock"))).first()).startsWith(mongoOwner);
+        String redisValue = connection.sync().get("wg:lock:docs:"
+            + Load.docId("serve-kill", "redis-lock"));
+        boolean redisHeld = !wantRedis || (redisValue != null && redisValue.startsWith(redisOwner));
+        if (mongoHeld && redisHeld) {
+          return true; // left stopped: the SIGKILL comes next
+        }
+        Processes.signal(victim.pid(), "CONT");
+        Thread.sleep(ThreadLocalRandom.current().nextInt(20, 200));
+      }
+    }
+    return false;
+  }
+
+  private static String owner(Document lock) {
+    return lock == null || lock.getString("owner") == null ? "" : lock.getString("owner");
   }
 
   /** Waits until every strategy had an acknowledged survivor request sent after the signal. */
