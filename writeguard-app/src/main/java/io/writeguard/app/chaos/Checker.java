@@ -176,11 +176,20 @@ final class Checker {
       row.example("paused " + held.id() + ": nobody wrote while it was paused (not exercised)");
       return;
     }
-    if (held.fencedRejections() > 0) {
+    if (held.outcome() == Op.Outcome.ACK) {
+      // Acknowledged after the pause: its first write must have been refused, then redone.
+      if (held.fencedRejections() > 0) {
+        row.staleRefused++;
+      } else {
+        row.stalePassed++;
+        row.example("stale write passed the fence: " + held.id());
+      }
+    } else if (held.detail().startsWith("StaleLockException")) {
       row.staleRefused++;
     } else {
-      row.stalePassed++;
-      row.example("stale write passed the fence: " + held.id());
+      // Failed some other way (a lock wait after the refusal): nothing acknowledged to judge;
+      // had its stale write been applied, it would count as failed but applied.
+      row.example("paused " + held.id() + " failed: " + held.detail());
     }
   }
 }

@@ -135,7 +135,12 @@ final class LedgerOps {
         if (next == null) {
           throw new Refused(op, amount);
         }
-        fenced.replaceOne(lock, id, next);
+        FencedWriter.Outcome outcome = fenced.replaceOne(lock, id, next);
+        if (outcome != FencedWriter.Outcome.APPLIED) {
+          // Not applied and not refused as stale: never acknowledge what was not written.
+          throw new IllegalStateException("fenced replace of " + id + " for " + op + " was "
+              + outcome + " (token " + lock.token() + ")");
+        }
         return rejections;
       } catch (StaleLockException e) {
         rejections++; // our lease ran out and a newer holder wrote: nothing was written
