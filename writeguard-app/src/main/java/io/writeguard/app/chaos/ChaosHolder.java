@@ -46,12 +46,18 @@ public final class ChaosHolder {
       for (String strategy : strategies) {
         for (String workload : Load.WORKLOADS) {
           Thread t = new Thread(() -> {
+            long[] readAt = {0};
             Backends.HOOK.set(() -> {
               Backends.HOOK.remove(); // hold the first attempt only
+              readAt[0] = System.currentTimeMillis();
               inside.countDown();
               await(go);
             });
-            ops.add(load.run(workload, strategy, true));
+            Op op = load.run(workload, strategy, true);
+            // The checker needs when the paused read happened: writes after it must be fenced.
+            ops.add(new Op(op.id(), op.workload(), op.strategy(), op.client(), op.outcome(),
+                op.startMillis(), op.latencyNanos(), op.amount(), op.fencedRejections(), true,
+                "read=" + readAt[0] + " " + op.detail()));
           }, "holder-" + workload + "-" + strategy);
           threads.add(t);
           t.start();

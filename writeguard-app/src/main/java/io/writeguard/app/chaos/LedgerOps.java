@@ -44,6 +44,9 @@ final class LedgerOps {
     }
   }
 
+  /** The token of this thread's last fenced write attempt, for the history's detail. */
+  static final ThreadLocal<Long> LAST_TOKEN = new ThreadLocal<>();
+
   private final String strategy;
   private final MongoCollection<Document> docs;
   private final LockService locks;
@@ -129,6 +132,7 @@ final class LedgerOps {
     String key = "docs:" + id;
     while (true) {
       try (LockHandle lock = locks.acquire(key, settings.lockWait())) {
+        LAST_TOKEN.set(lock.token());
         Document doc = fenced.claim(lock, id).orElseThrow();
         Backends.runHook();
         Document next = change(doc, op, amount);

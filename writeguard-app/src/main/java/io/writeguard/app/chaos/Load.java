@@ -113,7 +113,9 @@ final class Load {
     long amount = 0;
     if (workload.equals(COUNTER)) {
       ThreadLocalRandom random = ThreadLocalRandom.current();
-      amount = random.nextInt(100) < 45 ? random.nextInt(1, 4) : -random.nextInt(1, 5);
+      // A paused operation is a credit: a debit might be refused for the balance before it
+      // ever reaches the fence, and then the pause would test nothing.
+      amount = held ? 1 : random.nextInt(100) < 45 ? random.nextInt(1, 4) : -random.nextInt(1, 5);
     }
     long startMillis = System.currentTimeMillis();
     long start = System.nanoTime();
@@ -127,8 +129,10 @@ final class Load {
         rejections = r.fencedRejections();
         detail = "attempts=" + r.attempts();
       } else {
+        LedgerOps.LAST_TOKEN.remove();
         rejections = backends.ledger(strategy).apply(docId(COUNTER, strategy), id, amount);
-        detail = "";
+        Long token = LedgerOps.LAST_TOKEN.get();
+        detail = token == null ? "" : "token=" + token;
       }
       outcome = Op.Outcome.ACK;
     } catch (RuntimeException e) {
