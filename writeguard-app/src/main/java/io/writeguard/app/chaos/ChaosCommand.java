@@ -25,10 +25,10 @@ import picocli.CommandLine.Spec;
     name = "chaos",
     mixinStandardHelpOptions = true,
     description = {
-      "Injects faults (connection reset and refusal, MongoDB black hole, a lock holder paused",
-      "past its lease, Redis SIGKILL, serve SIGTERM and SIGKILL) into concurrent writers on",
-      "the embedded MongoDB and Redis, then checks every recorded operation against the final",
-      "state. Exit 1 on any lost or duplicated acknowledged operation or exceeded bound."
+      "Injects faults into concurrent writers and checks every operation's outcome.",
+      "Faults: connection reset and refusal, a MongoDB black hole, a lock holder paused past",
+      "its lease, Redis SIGKILL, serve SIGTERM and SIGKILL, on the embedded MongoDB and Redis.",
+      "Exit 1 on any lost or duplicated acknowledged operation or exceeded bound."
     })
 public final class ChaosCommand implements Callable<Integer> {
   /** The guarded strategies, run by default. */

@@ -115,6 +115,33 @@ class CheckerTest {
     assertThat(fenced.ok()).as("the held op itself is exempt from the latency bound").isTrue();
   }
 
+  /**
+   * Regression: the first judge counted any write acknowledged during the paused operation,
+   * including those made while it was still waiting for the lock, before its read; its later
+   * unrefused write was then reported as a stale write past the fence. Only writes after the
+   * paused read count.
+   */
+  @Test
+  void aWriteAcknowledgedBeforeThePausedReadDoesNotMakeItsWriteStale() {
+    Op held = new Op("h", Load.COUNTER, "mongo-lock", "holder", Outcome.ACK, 1_000,
+        10_000_000_000L, 1, 0, true, "read=5000 token=7");
+    Op before = new Op("o", Load.COUNTER, "mongo-lock", "coord", Outcome.ACK, 2_000,
+        2_000_000_000L, 1, 0, false, "token=6");
+    ChaosRow row = checker.check("pause", Load.COUNTER, "mongo-lock", List.of(held, before),
+        new FinalState(Map.of("h", 1, "o", 1), List.of(1L, 1L), LedgerOps.INITIAL_BALANCE + 2),
+        null, List.of());
+    assertThat(row.stalePassed()).isZero();
+    assertThat(row.examples()).anyMatch(e -> e.contains("not exercised"));
+    assertThat(row.ok()).isTrue();
+
+    Op after = new Op("p", Load.COUNTER, "mongo-lock", "coord", Outcome.ACK, 5_500,
+        1_000_000_000L, 1, 0, false, "token=8");
+    ChaosRow stale = checker.check("pause", Load.COUNTER, "mongo-lock",
+        List.of(held, before, after), new FinalState(Map.of("h", 1, "o", 1, "p", 1),
+            List.of(1L, 1L, 1L), LedgerOps.INITIAL_BALANCE + 3), null, List.of());
+    assertThat(stale.stalePassed()).as("a write after the paused read, and no refusal").isOne();
+  }
+
   @Test
   void aWaitPastItsBoundIsFlagged() {
     long tooLong = SETTINGS.bound("atomic").plusMillis(1).toNanos();
