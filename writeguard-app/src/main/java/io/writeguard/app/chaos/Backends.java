@@ -12,7 +12,6 @@ import io.writeguard.app.readinfo.MarkReadStrategy;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.redis.RedisLockService;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.bson.Document;
@@ -102,10 +101,5 @@ final class Backends implements AutoCloseable {
     } catch (Exception e) {
       // the fault may have left the backend unreachable; closing anyway
     }
-  }
-
-  /** The MongoDB client settings' timeout as a duration, for bounds. */
-  Duration mongoTimeout() {
-    return settings.mongoTimeout();
   }
 }
