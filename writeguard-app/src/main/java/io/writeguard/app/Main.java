@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
       CommandLine.HelpCommand.class,
       AuditCommand.class,
+      io.writeguard.app.chaos.ChaosCommand.class,
       MongoCommand.class,
       LabCommand.class,
       ServeCommand.class,

@@ -1,0 +1,84 @@
+package io.writeguard.app.chaos;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Prints the checker's rows as a table, one line per fault, workload and strategy, followed by
+ * every violation and example, and writes them as JSON. Stateless; thread-safe.
+ */
+final class ChaosReport {
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(SerializationFeature.INDENT_OUTPUT);
+  private static final String FORMAT =
+      "%-12s %-8s %-10s %5s %5s %5s %8s %4s %4s %8s %9s %12s  %s%n";
+
+  private ChaosReport() {}
+
+  static void printTable(List<ChaosRow> rows, PrintWriter out) {
+    out.printf(FORMAT, "fault", "workload", "strategy", "ops", "ack", "fail", "unknown", "lost",
+        "dup", "max ms", "bound ms", "recover ms", "verdict");
+    for (ChaosRow r : rows) {
+      out.printf(FORMAT, r.fault(), r.workload(), r.strategy(), r.ops(), r.acknowledged(),
+          r.failed(), r.unknown() + "(" + r.unknownApplied() + ")", r.lost(), r.duplicated(),
+          r.maxLatencyMillis(), r.overBound() == 0 ? "ok" : r.overBound() + " over",
+          recovery(r), r.ok() ? "ok" : "FAIL");
+    }
+    for (ChaosRow r : rows) {
+      String name = r.fault() + "/" + r.workload() + "/" + r.strategy();
+      for (String v : r.violations()) {
+        out.println("  " + name + ": " + v);
+      }
+      if (!r.ok() || r.staleRefused() > 0 || r.stalePassed() > 0) {
+        for (String e : r.examples()) {
+          out.println("  " + name + ": " + e);
+        }
+      }
+      if (r.staleRefused() > 0 || r.stalePassed() > 0) {
+        out.println("  " + name + ": paused holder's late write refused by the fence "
+            + r.staleRefused() + ", got past it " + r.stalePassed());
+      }
+      if (r.phantom() > 0 || r.unexplained() > 0 || r.negative() > 0 || r.balanceMismatch()) {
+        out.println("  " + name + ": failed-but-applied " + r.phantom() + ", unexplained "
+            + r.unexplained() + ", negative steps " + r.negative() + ", balance mismatch "
+            + r.balanceMismatch());
+      }
+    }
+    out.flush();
+  }
+
+  private static String recovery(ChaosRow r) {
+    if (r.recoveryMillis() < 0) {
+      return "-";
+    }
+    String took = r.recoveryMillis() == Long.MAX_VALUE ? "never" : Long.toString(r.recoveryMillis());
+    return took + "/" + r.recoveryBoundMillis();
+  }
+
+  static void writeJson(List<ChaosRow> rows, ChaosSettings settings, Path file)
+      throws IOException {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("ok", rows.stream().allMatch(ChaosRow::ok));
+    ObjectNode s = root.putObject("settings");
+    s.put("mongoTimeoutMillis", settings.mongoTimeout().toMillis());
+    s.put("leaseMillis", settings.lease().toMillis());
+    s.put("lockWaitMillis", settings.lockWait().toMillis());
+    s.put("blackHoleMillis", settings.blackHole().toMillis());
+    s.put("phaseMillis", settings.phase().toMillis());
+    s.put("short", settings.shortRun());
+    ArrayNode array = root.putArray("rows");
+    for (ChaosRow r : rows) {
+      ObjectNode node = JSON.valueToTree(r);
+      node.put("boundMillis", settings.bound(r.strategy()).toMillis());
+      node.put("ok", r.ok());
+      array.add(node);
+    }
+    JSON.writeValue(file.toFile(), root);
+  }
+}
