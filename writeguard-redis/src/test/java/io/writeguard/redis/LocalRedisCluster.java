@@ -79,18 +79,9 @@ final class LocalRedisCluster implements AutoCloseable {
     throw new AssertionError("no replica of " + master.address());
   }
 
-  /**
-   * Makes {@code master} go on without its replica, so what it writes from now on is lost when
-   * it dies: the worst case of asynchronous replication, forced. The master starts to require a
-   * password (connections already open stay authenticated; the replica's next one is refused)
-   * and drops its replica's link; returns when the replica sees the link down.
-   */
+  /** Makes {@code master} go on without its replica ({@link RedisProcess#cutOff}). */
   void cutReplication(RedisProcess master, RedisProcess replica) {
-    master.cli("CONFIG", "SET", "requirepass", "cut-off-" + master.port());
-    RedisProcess.run(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(master.port()),
-        "--no-auth-warning", "-a", "cut-off-" + master.port(), "CLIENT", "KILL", "TYPE", "replica"),
-        READY_TIMEOUT);
-    replica.awaitCli(READY_TIMEOUT, info -> info.contains("master_link_status:down"), "INFO", "replication");
+    master.cutOff(replica);
   }
 
   /** Waits until {@code replica} was promoted and every live node sees the cluster as ok. */

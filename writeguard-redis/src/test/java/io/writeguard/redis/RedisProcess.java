@@ -127,6 +127,21 @@ final class RedisProcess implements AutoCloseable {
         + " expected state within " + timeout + "; last answer: " + last + "; log: " + log());
   }
 
+  /**
+   * Makes this master go on without {@code replica}, so what it writes from now on is lost when
+   * it dies: the worst case of asynchronous replication, forced rather than hoped for. The
+   * master starts to require a password (connections already open stay authenticated; the
+   * replica's next one is refused) and drops the replica's link; returns when the replica sees
+   * the link down.
+   */
+  void cutOff(RedisProcess replica) {
+    String password = "cut-off-" + port;
+    cli("CONFIG", "SET", "requirepass", password);
+    run(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port), "--no-auth-warning",
+        "-a", password, "CLIENT", "KILL", "TYPE", "replica"), Duration.ofSeconds(30));
+    replica.awaitCli(START_TIMEOUT, info -> info.contains("master_link_status:down"), "INFO", "replication");
+  }
+
   /** SIGKILL: no shutdown, no last replication. */
   void kill() {
     process.destroyForcibly();
