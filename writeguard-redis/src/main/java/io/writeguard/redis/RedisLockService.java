@@ -55,10 +55,17 @@ import java.util.function.UnaryOperator;
  *
  * <p>Fencing tokens are per key: the server's clock in milliseconds times 2048 plus a count,
  * never more than 2048 per key and millisecond, so they keep rising across a Redis restart
- * without persistence at any acquire rate, as long as the server clock does not step back. A
- * failover to a replica whose clock is behind, or that had not received the last writes, can
- * still hand out a lower token (see docs/redis-lock.md). Each script touches one key (Redis
- * Cluster is not tested).
+ * without persistence at any acquire rate, as long as the server clock does not step back; for
+ * the same reason they keep rising across a Sentinel or Cluster failover even when the promoted
+ * replica lacks the last writes, as long as its clock is not behind the old master's by more
+ * than the failover took. Mutual exclusion is not kept across such a failover (a lock the
+ * replica never received is free there): the fence at MongoDB is what protects the data (see
+ * docs/redis-lock.md).
+ *
+ * <p>Connects to one server or through Sentinel ({@code uri}, {@code client}) or to Redis
+ * Cluster ({@code clusterUris}, {@code clusterClient}). Lock keys are hash-tagged,
+ * {@code <prefix>{<key>}}, and each script touches that one key, so it runs on the master of
+ * the key's slot.
  *
  * <p>"Busy until the timeout" is a {@link LockTimeoutException}; a Redis error, a connection
  * failure or a command that gets no answer within {@code commandTimeout} is a
