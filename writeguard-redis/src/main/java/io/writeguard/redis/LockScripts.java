@@ -2,7 +2,7 @@ package io.writeguard.redis;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -19,20 +19,22 @@ import java.util.concurrent.ExecutionException;
  * <p>The scripts are read once and loaded into the server when the service is built. A server
  * that has forgotten them (restart, failover to a replica, {@code SCRIPT FLUSH}) answers
  * NOSCRIPT; the call is then repeated once with EVAL, which also caches the script again.
- * Every call is asynchronous and goes out on the shared command connection, so calls made one
- * after another by any threads reach Redis in that order. Thread-safe.
+ * Every call is asynchronous and goes out on the shared command connection (on Redis Cluster:
+ * the connection to the master of the key's slot), so calls for one key made one after another
+ * by any threads reach Redis in that order. On a cluster connection {@code SCRIPT LOAD} goes to
+ * every master. Thread-safe.
  */
 final class LockScripts {
 
   /** One script: its body and SHA-1 digest. */
   record Script(String name, String body, String sha) {}
 
-  private final RedisAsyncCommands<String, String> commands;
+  private final RedisScriptingAsyncCommands<String, String> commands;
   private final Script acquire;
   private final Script release;
   private final Script renew;
 
-  LockScripts(RedisAsyncCommands<String, String> commands) {
+  LockScripts(RedisScriptingAsyncCommands<String, String> commands) {
     this.commands = commands;
     this.acquire = read(commands, "acquire.lua");
     this.release = read(commands, "release.lua");
@@ -84,7 +86,7 @@ final class LockScripts {
     return e;
   }
 
-  private static Script read(RedisAsyncCommands<String, String> commands, String name) {
+  private static Script read(RedisScriptingAsyncCommands<String, String> commands, String name) {
     try (InputStream in = LockScripts.class.getResourceAsStream(name)) {
       if (in == null) {
         throw new IllegalStateException("Lua script resource missing: io/writeguard/redis/" + name);

@@ -6,7 +6,9 @@ import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.LeaseStore;
 import io.writeguard.internal.LockArguments;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * scripts next to this class, so every step is atomic at the server.
  *
  * <pre>
- * wg:lock:orders:42 = { o: "node-a/9f3c:1k",   // owner:attempt of the holder; absent when free
- *                       f: 3650722201075712,   // first token of the holder's block
- *                       t: 3650722201075743 }  // highest token minted for the key
+ * wg:lock:{orders:42} = { o: "node-a/9f3c:1k",   // owner:attempt of the holder; absent when free
+ *                         f: 3650722201075712,   // first token of the holder's block
+ *                         t: 3650722201075743 }  // highest token minted for the key
  * PX = the lease while held; kept {@link #KEEP_FREED} after a release, then gone.
  * </pre>
  *
@@ -28,8 +30,13 @@ import org.slf4j.LoggerFactory;
  * (see {@code acquire.lua}), so they rise across a restart of Redis without its data; the key
  * is kept a moment after release so a take within the same millisecond counts on.
  *
- * <p>Every command goes out on one connection, so calls made one after another reach Redis in
- * that order: a release sent (without waiting) before the next local caller's take runs first,
+ * <p>The lock key is {@code prefix{key}} ({@link #redisKey}): hash-tagged, so on Redis Cluster
+ * everything a script touches (the key, and its release channel of the same name) lies in one
+ * slot, the lock keys spread over all slots, and a key that contains braces itself cannot pull
+ * the prefix into its tag.
+ *
+ * <p>Every command for a key goes out on one connection, so calls made one after another reach
+ * Redis in that order: a release sent (without waiting) before the next local caller's take runs first,
  * and an abandon sent after a take that timed out runs after it. Busy waiters subscribe to the
  * key's release channel ({@link ReleaseWaker}) and re-check after the holder's remaining lease
  * or {@code fallbackRecheck}, as pub/sub may lose messages and expiry sends none. Thread-safe.
@@ -45,6 +52,8 @@ final class RedisLeaseStore implements LeaseStore {
   private final long leaseMs;
   private final Duration commandTimeout;
   private final long fallbackNanos;
+  /** Releases sent and not answered yet, so close() can let them finish. */
+  private final Set<CompletableFuture<Long>> releasesInFlight = ConcurrentHashMap.newKeySet();
 
   RedisLeaseStore(LockScripts scripts, ReleaseWaker waker, String keyPrefix, Duration lease,
       Duration commandTimeout, Duration fallbackRecheck) {
@@ -56,6 +65,11 @@ final class RedisLeaseStore implements LeaseStore {
     this.fallbackNanos = fallbackRecheck.toNanos();
   }
 
+  /** The Redis key (and release channel) of lock {@code key}: {@code prefix{key}}. */
+  static String redisKey(String keyPrefix, String key) {
+    return keyPrefix + "{" + key + "}";
+  }
+
   @Override
   public String describe() {
     return "redis " + keyPrefix;
@@ -63,7 +77,7 @@ final class RedisLeaseStore implements LeaseStore {
 
   @Override
   public Take take(String key, String owner, String attempt, int block, boolean queued) {
-    long result = await(scripts.acquire(keyPrefix + key, owner + ":" + attempt, leaseMs, block), key);
+    long result = await(scripts.acquire(redisKey(keyPrefix, key), owner + ":" + attempt, leaseMs, block), key);
     if (result > 0) {
       return new Take(new Grant(result, result + block - 1), 0);
     }
@@ -72,22 +86,25 @@ final class RedisLeaseStore implements LeaseStore {
 
   @Override
   public boolean renew(String key, String owner, String attempt, Grant grant) {
-    return await(scripts.renew(keyPrefix + key, owner + ":" + attempt, leaseMs), key) == 1L;
+    return await(scripts.renew(redisKey(keyPrefix, key), owner + ":" + attempt, leaseMs), key) == 1L;
   }
 
   /** Sent without waiting for the answer; a failure leaves the key to expire with its lease. */
   @Override
   public long release(String key, String owner, String attempt, Grant grant) {
     String holder = owner + ":" + attempt;
-    scripts.release(keyPrefix + key, holder, keyPrefix + key, KEEP_FREED.toMillis())
-        .whenComplete((result, error) -> {
-          if (error != null) {
-            log.warn("release of redis lock '{}' ({}) failed; it expires with its lease: {}",
-                LockArguments.shorten(key), holder, LockScripts.unwrap(error).toString());
-          } else if (result == 0L) {
-            log.debug("redis lock '{}' ({}) was no longer held at release", LockArguments.shorten(key), holder);
-          }
-        });
+    String lockKey = redisKey(keyPrefix, key);
+    CompletableFuture<Long> reply = scripts.release(lockKey, holder, lockKey, KEEP_FREED.toMillis());
+    releasesInFlight.add(reply); // before whenComplete, so the removal always comes after
+    reply.whenComplete((result, error) -> {
+      releasesInFlight.remove(reply);
+      if (error != null) {
+        log.warn("release of redis lock '{}' ({}) failed; it expires with its lease: {}",
+            LockArguments.shorten(key), holder, LockScripts.unwrap(error).toString());
+      } else if (result == 0L) {
+        log.debug("redis lock '{}' ({}) was no longer held at release", LockArguments.shorten(key), holder);
+      }
+    });
     return 0;
   }
 
@@ -113,7 +130,7 @@ final class RedisLeaseStore implements LeaseStore {
         if (wake == null) {
           // Subscribe, then take again at once: a release before the subscription sends nothing.
           // Wait for the confirmation no longer than the caller may still wait.
-          wake = waker.register(keyPrefix + key);
+          wake = waker.register(redisKey(keyPrefix, key));
           long confirmNanos = Math.min(commandTimeout.toNanos(), Math.max(0, maxNanos));
           if (!wake.awaitSubscribed(Duration.ofNanos(confirmNanos)) && confirmNanos == commandTimeout.toNanos()) {
             log.warn("subscription to the release channel of redis lock '{}' not confirmed within commandTimeout {}ms;"
@@ -132,6 +149,20 @@ final class RedisLeaseStore implements LeaseStore {
         }
       }
     };
+  }
+
+  /**
+   * Waits up to {@code timeout} for the releases sent so far to be answered (on a cluster they
+   * go to several nodes, so one PING behind them would not prove it). Failures are ignored:
+   * those keys expire with their leases.
+   */
+  void awaitReleasesSent(Duration timeout) throws InterruptedException {
+    try {
+      CompletableFuture.allOf(releasesInFlight.toArray(CompletableFuture[]::new))
+          .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      log.debug("not every release was answered before close: {}", LockScripts.unwrap(e).toString());
+    }
   }
 
   /** The reply within {@code commandTimeout}; a late or failed reply is a store failure. */

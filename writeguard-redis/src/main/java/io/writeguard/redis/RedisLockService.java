@@ -1,10 +1,12 @@
 package io.writeguard.redis;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
@@ -18,12 +20,12 @@ import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.monitor.WriteGuardListener;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 
 /**
@@ -53,10 +55,17 @@ import java.util.function.UnaryOperator;
  *
  * <p>Fencing tokens are per key: the server's clock in milliseconds times 2048 plus a count,
  * never more than 2048 per key and millisecond, so they keep rising across a Redis restart
- * without persistence at any acquire rate, as long as the server clock does not step back. A
- * failover to a replica whose clock is behind, or that had not received the last writes, can
- * still hand out a lower token (see docs/redis-lock.md). Each script touches one key (Redis
- * Cluster is not tested).
+ * without persistence at any acquire rate, as long as the server clock does not step back; for
+ * the same reason they keep rising across a Sentinel or Cluster failover even when the promoted
+ * replica lacks the last writes, as long as its clock is not behind the old master's by more
+ * than the failover took. Mutual exclusion is not kept across such a failover (a lock the
+ * replica never received is free there): the fence at MongoDB is what protects the data (see
+ * docs/redis-lock.md).
+ *
+ * <p>Connects to one server or through Sentinel ({@code uri}, {@code client}) or to Redis
+ * Cluster ({@code clusterUris}, {@code clusterClient}). Lock keys are hash-tagged,
+ * {@code <prefix>{<key>}}, and each script touches that one key, so it runs on the master of
+ * the key's slot.
  *
  * <p>"Busy until the timeout" is a {@link LockTimeoutException}; a Redis error, a connection
  * failure or a command that gets no answer within {@code commandTimeout} is a
@@ -69,11 +78,12 @@ public final class RedisLockService implements LockService {
   /** Largest {@code handoffBatch}: a key mints at most 2048 tokens per server millisecond. */
   public static final int MAX_HANDOFF_BATCH = 1024;
 
-  private final RedisClient client;
+  private final AbstractRedisClient client;
   private final boolean ownsClient;
   private final Duration commandTimeout;
-  private final StatefulRedisConnection<String, String> connection;
+  private final LockConnections connections;
   private final ReleaseWaker waker;
+  private final RedisLeaseStore store;
   private final LeaseLockEngine engine;
   private final String owner;
 
@@ -83,31 +93,31 @@ public final class RedisLockService implements LockService {
       WriteGuardListener listener, Ticker ticker, Duration fallbackRecheck, int maxKeyLength,
       Duration commandTimeout, int handoffBatch, Duration handoffSlice) {}
 
-  private RedisLockService(Settings settings, RedisClient client, boolean ownsClient,
+  private RedisLockService(Settings settings, AbstractRedisClient client, boolean ownsClient,
       UnaryOperator<LeaseStore> storeView) {
     this.client = client;
     this.ownsClient = ownsClient;
     this.commandTimeout = settings.commandTimeout();
     this.owner = settings.owner();
-    StatefulRedisConnection<String, String> commands = null;
+    LockConnections opened = null;
     ReleaseWaker releaseWaker = null;
     LockScripts scripts;
     try {
-      commands = client.connect(StringCodec.UTF8);
-      releaseWaker = new ReleaseWaker(client.connectPubSub(StringCodec.UTF8), settings.ticker());
-      scripts = new LockScripts(commands.async());
+      opened = LockConnections.open(client);
+      releaseWaker = new ReleaseWaker(opened.pubSub(), settings.ticker());
+      scripts = new LockScripts(opened.scripting());
       scripts.load();
     } catch (InterruptedException e) {
-      closeQuietly(commands, releaseWaker);
+      closeQuietly(opened, releaseWaker);
       throw new WriteGuardInterruptedException("connecting the redis lock service", e);
     } catch (RuntimeException | ExecutionException e) {
-      closeQuietly(commands, releaseWaker);
+      closeQuietly(opened, releaseWaker);
       throw new LockBackendException("redis lock service cannot reach Redis: "
           + LockScripts.unwrap(e), LockScripts.unwrap(e));
     }
-    this.connection = commands;
+    this.connections = opened;
     this.waker = releaseWaker;
-    RedisLeaseStore store = new RedisLeaseStore(scripts, waker, settings.keyPrefix(), settings.lease(),
+    this.store = new RedisLeaseStore(scripts, waker, settings.keyPrefix(), settings.lease(),
         settings.commandTimeout(), settings.fallbackRecheck());
     this.engine = new LeaseLockEngine(new LeaseLockEngine.Settings(BACKEND, settings.owner(), settings.lease(),
         settings.renewInterval(), settings.handoffBatch(), settings.handoffSlice(), settings.maxKeyLength(),
@@ -147,25 +157,24 @@ public final class RedisLockService implements LockService {
   public void close() {
     engine.close();
     try {
-      // Redis answers in order: once this PING is answered, every release sent before it ran.
-      connection.async().ping().get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      store.awaitReleasesSent(commandTimeout);
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      // Closing anyway; unfinished releases expire with their leases.
+      Thread.currentThread().interrupt(); // closing anyway; unfinished releases expire with their leases
     }
-    closeQuietly(connection, waker);
+    closeQuietly(connections, waker);
     if (ownsClient) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
   }
 
-  private static void closeQuietly(StatefulRedisConnection<String, String> commands, ReleaseWaker releaseWaker) {
+  private static void closeQuietly(LockConnections opened, ReleaseWaker releaseWaker) {
     if (releaseWaker != null) {
       releaseWaker.close();
+    } else if (opened != null) {
+      opened.pubSub().close();
     }
-    if (commands != null) {
-      commands.close();
+    if (opened != null) {
+      opened.commands().close();
     }
   }
 
@@ -191,6 +200,8 @@ public final class RedisLockService implements LockService {
   public static final class Builder {
     private RedisClient client;
     private String uri;
+    private RedisClusterClient clusterClient;
+    private List<String> clusterUris;
     private String keyPrefix = "wg:lock:";
     private Duration lease = Duration.ofSeconds(30);
     private Duration renewInterval = Duration.ofSeconds(10);
@@ -213,9 +224,33 @@ public final class RedisLockService implements LockService {
       return this;
     }
 
-    /** Connects to {@code redis://host:port} (or any Lettuce URI); the service owns that client. */
+    /**
+     * Connects to {@code redis://host:port}, or through Sentinel with
+     * {@code redis-sentinel://host:26379,host2:26379/0#masterName} (any Lettuce URI); the service
+     * owns that client. After a Sentinel failover it reconnects to the master Sentinel names.
+     */
     public Builder uri(String uri) {
       this.uri = uri;
+      return this;
+    }
+
+    /**
+     * Uses an existing Redis Cluster client; the service opens its own connections and never
+     * shuts it down. Its topology refresh options decide how soon a failover is noticed.
+     */
+    public Builder clusterClient(RedisClusterClient clusterClient) {
+      this.clusterClient = Objects.requireNonNull(clusterClient, "clusterClient must not be null");
+      return this;
+    }
+
+    /**
+     * Connects to Redis Cluster through these seed nodes ({@code redis://host:port} each; one
+     * reachable node is enough, the rest of the cluster is discovered); the service owns that
+     * client and refreshes the topology on {@code MOVED} and reconnects (at most once a second)
+     * and every 10 s, so a failover is followed within seconds.
+     */
+    public Builder clusterUris(String... clusterUris) {
+      this.clusterUris = clusterUris == null ? null : new ArrayList<>(java.util.Arrays.asList(clusterUris));
       return this;
     }
 
@@ -285,7 +320,7 @@ public final class RedisLockService implements LockService {
     /**
      * How many holders of this process may share one Redis lease, passing it on without a round
      * trip while others of this process wait for the key (each still gets its own, higher
-     * fencing token: an acquire reserves a block of this many), 1 to {@value #RedisLockService#MAX_HANDOFF_BATCH}.
+     * fencing token: an acquire reserves a block of this many), 1 to {@value RedisLockService#MAX_HANDOFF_BATCH}.
      * Default 32, as for the MongoDB lease lock: 64 threads contending for one key run nearly as
      * fast as on an in-process lock; other processes wait at most {@code handoffSlice} longer.
      * 1: every holder takes the lock at Redis.
@@ -314,12 +349,30 @@ public final class RedisLockService implements LockService {
      * @throws LockBackendException if Redis cannot be reached
      */
     public RedisLockService build() {
-      if ((client == null) == (uri == null)) {
-        throw new IllegalArgumentException("exactly one of client or uri must be set, was "
-            + (client == null ? "neither" : "both"));
+      List<String> set = new ArrayList<>();
+      if (client != null) {
+        set.add("client");
       }
-      RedisURI redisUri = uri == null ? null : parseUri(uri);
+      if (uri != null) {
+        set.add("uri");
+      }
+      if (clusterClient != null) {
+        set.add("clusterClient");
+      }
+      if (clusterUris != null) {
+        set.add("clusterUris");
+      }
+      if (set.size() != 1) {
+        throw new IllegalArgumentException("exactly one of client, uri, clusterClient or clusterUris"
+            + " must be set, was " + (set.isEmpty() ? "none" : String.join(" and ", set)));
+      }
+      RedisURI redisUri = uri == null ? null : parseUri("uri", uri);
+      List<RedisURI> seeds = clusterUris == null ? null : parseClusterUris(clusterUris);
       Checks.notBlank("keyPrefix", keyPrefix);
+      if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+        throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (lock keys are"
+            + " hash-tagged as prefix{key}, one cluster slot per key), was " + Checks.quote(keyPrefix));
+      }
       Checks.positive("lease", lease);
       if (lease.toMillis() < 1) {
         throw new IllegalArgumentException("lease must be at least 1ms (Redis PX), was " + lease);
@@ -347,11 +400,10 @@ public final class RedisLockService implements LockService {
       if (client != null) {
         return new RedisLockService(settings, client, false, storeView);
       }
-      RedisClient own = RedisClient.create(redisUri);
-      // Fail fast while disconnected instead of queueing commands: "Redis down" is a failure.
-      own.setOptions(ClientOptions.builder()
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .build());
+      if (clusterClient != null) {
+        return new RedisLockService(settings, clusterClient, false, storeView);
+      }
+      AbstractRedisClient own = seeds == null ? ownClient(redisUri) : ownClusterClient(seeds);
       try {
         return new RedisLockService(settings, own, true, storeView);
       } catch (RuntimeException e) {
@@ -360,11 +412,54 @@ public final class RedisLockService implements LockService {
       }
     }
 
-    private static RedisURI parseUri(String uri) {
+    private static RedisClient ownClient(RedisURI redisUri) {
+      RedisClient own = RedisClient.create(redisUri);
+      // Fail fast while disconnected instead of queueing commands: "Redis down" is a failure.
+      own.setOptions(ClientOptions.builder()
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .build());
+      return own;
+    }
+
+    private static RedisClusterClient ownClusterClient(List<RedisURI> seeds) {
+      RedisClusterClient own = RedisClusterClient.create(seeds);
+      own.setOptions(ClusterClientOptions.builder()
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          // A failover must be noticed: a dead master's connection only reconnects in vain.
+          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+              .enableAllAdaptiveRefreshTriggers()
+              .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
+              .enablePeriodicRefresh(Duration.ofSeconds(10))
+              .build())
+          .build());
+      return own;
+    }
+
+    private static List<RedisURI> parseClusterUris(List<String> uris) {
+      if (uris.isEmpty()) {
+        throw new IllegalArgumentException("clusterUris must name at least one node, was empty");
+      }
+      List<RedisURI> parsed = new ArrayList<>();
+      for (int i = 0; i < uris.size(); i++) {
+        String name = "clusterUris[" + i + "]";
+        RedisURI one = parseUri(name, uris.get(i));
+        if (!one.getSentinels().isEmpty()) {
+          throw new IllegalArgumentException(name + " must be a cluster node (redis://host:port),"
+              + " not a Sentinel URI, was " + Checks.quote(uris.get(i)));
+        }
+        parsed.add(one);
+      }
+      return parsed;
+    }
+
+    private static RedisURI parseUri(String setting, String uri) {
+      if (uri == null) {
+        throw new IllegalArgumentException(setting + " must not be null");
+      }
       try {
         return RedisURI.create(uri);
       } catch (RuntimeException e) {
-        throw new IllegalArgumentException("uri is not a Redis URI, was " + Checks.quote(uri)
+        throw new IllegalArgumentException(setting + " is not a Redis URI, was " + Checks.quote(uri)
             + ": " + e.getMessage(), e);
       }
     }

@@ -78,9 +78,9 @@ class RedisHandoffTest {
     RedisLockService locks = service(4);
     LockHandle first = locks.acquire("doc", Duration.ofSeconds(5));
     long t = first.token();
-    String holder = redis.hget(prefix + "doc", "o");
+    String holder = redis.hget(prefix + "{doc}", "o");
     assertThat(holder).startsWith("node-0:");
-    assertThat(redis.hget(prefix + "doc", "t")).as("a block of 4 reserved").isEqualTo(Long.toString(t + 3));
+    assertThat(redis.hget(prefix + "{doc}", "t")).as("a block of 4 reserved").isEqualTo(Long.toString(t + 3));
 
     Future<LockHandle> second = pool.submit(() -> locks.acquire("doc", Duration.ofSeconds(20)));
     awaitWaiters(locks, "doc", 1);
@@ -88,13 +88,13 @@ class RedisHandoffTest {
     LockHandle next = second.get(20, TimeUnit.SECONDS);
 
     assertThat(next.token()).isEqualTo(t + 1);
-    assertThat(redis.hget(prefix + "doc", "o")).as("same lease, still at Redis").isEqualTo(holder);
-    assertThat(redis.hget(prefix + "doc", "t")).as("no new block").isEqualTo(Long.toString(t + 3));
+    assertThat(redis.hget(prefix + "{doc}", "o")).as("same lease, still at Redis").isEqualTo(holder);
+    assertThat(redis.hget(prefix + "{doc}", "t")).as("no new block").isEqualTo(Long.toString(t + 3));
     assertThat(first.isReleased()).isTrue();
     assertThat(next.isLost()).isFalse();
 
     next.close(); // nobody waits: released at Redis
-    awaitGone(prefix + "doc");
+    awaitGone(prefix + "{doc}");
   }
 
   @Test
@@ -113,9 +113,9 @@ class RedisHandoffTest {
     hb.close(); // the block of 2 is spent: released at Redis, c takes a new lease
     LockHandle hc = c.get(20, TimeUnit.SECONDS);
     assertThat(hc.token()).isGreaterThan(t + 1);
-    assertThat(redis.hget(prefix + "doc", "f")).isEqualTo(Long.toString(hc.token()));
+    assertThat(redis.hget(prefix + "{doc}", "f")).isEqualTo(Long.toString(hc.token()));
     hc.close();
-    awaitGone(prefix + "doc");
+    awaitGone(prefix + "{doc}");
   }
 
   @Test

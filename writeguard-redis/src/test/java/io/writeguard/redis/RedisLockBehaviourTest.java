@@ -70,15 +70,15 @@ class RedisLockBehaviourTest {
   void storesHolderAttemptAndTokensInTheKeysHashWithTheLeaseAndKeepsTheCountAMomentAfterRelease() {
     RedisLockService locks = service(builder().owner("node-a").lease(Duration.ofSeconds(20)).handoffBatch(8));
     try (LockHandle handle = locks.acquire("doc-1", Duration.ofSeconds(5))) {
-      assertThat(redis.hget(prefix + "doc-1", "o")).startsWith("node-a:");
-      assertThat(redis.hget(prefix + "doc-1", "f")).isEqualTo(Long.toString(handle.token()));
-      assertThat(redis.hget(prefix + "doc-1", "t")).isEqualTo(Long.toString(handle.token() + 7));
-      assertThat(redis.pttl(prefix + "doc-1")).isBetween(1L, 20_000L);
+      assertThat(redis.hget(prefix + "{doc-1}", "o")).startsWith("node-a:");
+      assertThat(redis.hget(prefix + "{doc-1}", "f")).isEqualTo(Long.toString(handle.token()));
+      assertThat(redis.hget(prefix + "{doc-1}", "t")).isEqualTo(Long.toString(handle.token() + 7));
+      assertThat(redis.pttl(prefix + "{doc-1}")).isBetween(1L, 20_000L);
     }
     assertThat(locks.tryAcquire("doc-1")).hasValueSatisfying(LockHandle::close);
     // The release is sent without waiting for it, and this test reads on another connection.
-    await().atMost(Duration.ofSeconds(10)).until(() -> redis.hget(prefix + "doc-1", "o") == null);
-    assertThat(redis.pttl(prefix + "doc-1")).as("the freed key keeps its count briefly")
+    await().atMost(Duration.ofSeconds(10)).until(() -> redis.hget(prefix + "{doc-1}", "o") == null);
+    assertThat(redis.pttl(prefix + "{doc-1}")).as("the freed key keeps its count briefly")
         .isBetween(1L, RedisLeaseStore.KEEP_FREED.toMillis());
   }
 
@@ -87,9 +87,9 @@ class RedisLockBehaviourTest {
     RedisLockService a = service(builder());
     RedisLockService b = service(builder());
     LockHandle first = a.acquire("doc", Duration.ofSeconds(5));
-    String counter = redis.hget(prefix + "doc", "t");
+    String counter = redis.hget(prefix + "{doc}", "t");
     assertThat(b.tryAcquire("doc")).isEmpty();
-    assertThat(redis.hget(prefix + "doc", "t")).as("token count after a busy attempt").isEqualTo(counter);
+    assertThat(redis.hget(prefix + "{doc}", "t")).as("token count after a busy attempt").isEqualTo(counter);
     first.close();
     try (LockHandle second = b.acquire("doc", Duration.ofSeconds(5))) {
       assertThat(second.token()).isGreaterThan(Long.parseLong(counter));
@@ -126,12 +126,12 @@ class RedisLockBehaviourTest {
   @Test
   void theFallbackRecheckFindsALockFreedWithoutAMessage() throws Exception {
     RedisLockService waiter = service(builder().fallbackRecheck(Duration.ofMillis(200)));
-    redis.hset(prefix + "doc", "o", "someone:1");
-    redis.pexpire(prefix + "doc", 60_000);
+    redis.hset(prefix + "{doc}", "o", "someone:1");
+    redis.pexpire(prefix + "{doc}", 60_000);
     CompletableFuture<LockHandle> next = CompletableFuture.supplyAsync(
         () -> waiter.acquire("doc", Duration.ofSeconds(50)));
     awaitSubscribed(waiter);
-    redis.del(prefix + "doc"); // freed behind our back: no release message
+    redis.del(prefix + "{doc}"); // freed behind our back: no release message
     next.get(20, TimeUnit.SECONDS).close();
   }
 
@@ -180,14 +180,14 @@ class RedisLockBehaviourTest {
           }
         }));
     LockHandle held = locks.acquire("doc", Duration.ofSeconds(5));
-    redis.hset(prefix + "doc", "o", "intruder:1");
-    redis.pexpire(prefix + "doc", 1_000);
+    redis.hset(prefix + "{doc}", "o", "intruder:1");
+    redis.pexpire(prefix + "{doc}", 1_000);
     LockHandle next = CompletableFuture.supplyAsync(() -> locks.acquire("doc", Duration.ofSeconds(20)))
         .get(30, TimeUnit.SECONDS);
     assertThat(held.isLost()).isTrue();
     assertThat(lost).containsExactly(held.token());
     held.close(); // must not free the new holder's lock
-    assertThat(redis.hget(prefix + "doc", "f")).isEqualTo(Long.toString(next.token()));
+    assertThat(redis.hget(prefix + "{doc}", "f")).isEqualTo(Long.toString(next.token()));
     next.close();
   }
 

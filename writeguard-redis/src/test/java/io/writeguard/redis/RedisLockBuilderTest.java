@@ -13,9 +13,32 @@ class RedisLockBuilderTest {
   }
 
   @Test
-  void needsExactlyOneOfClientAndUri() {
+  void needsExactlyOneWayToConnect() {
     assertThatThrownBy(() -> RedisLockService.builder().build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("client or uri").hasMessageContaining("neither");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("exactly one of client, uri, clusterClient or clusterUris must be set, was none");
+    assertThatThrownBy(() -> valid().clusterUris("redis://127.0.0.1:2").build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageEndingWith("was uri and clusterUris");
+  }
+
+  @Test
+  void refusesBadClusterUrisNamingTheOneAtFault() {
+    assertThatThrownBy(() -> RedisLockService.builder().clusterUris().build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("clusterUris must name at least one node, was empty");
+    assertThatThrownBy(() -> RedisLockService.builder().clusterUris("redis://127.0.0.1:7000", "http://x:1").build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("clusterUris[1] is not a Redis URI, was 'http://x:1'");
+    assertThatThrownBy(() -> RedisLockService.builder().clusterUris("redis://127.0.0.1:7000", null).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("clusterUris[1] must not be null");
+    assertThatThrownBy(() -> RedisLockService.builder().clusterUris("redis-sentinel://127.0.0.1:26379#m").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("clusterUris[0] must be a cluster node").hasMessageContaining("'redis-sentinel://127.0.0.1:26379#m'");
+  }
+
+  @Test
+  void refusesAPrefixWithBracesThatWouldBreakTheHashTag() {
+    assertThatThrownBy(() -> valid().keyPrefix("wg:{lock}:").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("keyPrefix must not contain '{' or '}'").hasMessageEndingWith("was 'wg:{lock}:'");
   }
 
   @Test

@@ -44,7 +44,7 @@ class RedisLockServiceTest extends LockServiceContract {
 
   @Override
   protected void simulateTakeover(String key) {
-    redis.sync().hset(PREFIX + key, "o", "intruder:1");
-    redis.sync().pexpire(PREFIX + key, 60_000);
+    redis.sync().hset(PREFIX + "{" + key + "}", "o", "intruder:1");
+    redis.sync().pexpire(PREFIX + "{" + key + "}", 60_000);
   }
 }

@@ -2,6 +2,7 @@ package io.writeguard.spring;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.redis.RedisLockService;
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,10 +22,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * opens its own two connections on that client (commands, and pub/sub for release messages)
  * and never shuts the client down; the factory does.
  *
- * <p>Needs writeguard-redis on the classpath and a standalone or Sentinel set-up: the Redis
- * lock refuses Redis Cluster, so a Cluster factory fails startup with a message saying so
- * (set {@code writeguard.redis-lock.enabled=false} there). Redis must answer at startup: the
- * service loads its scripts when it is made.
+ * <p>Needs writeguard-redis on the classpath; works with a standalone, Sentinel or Redis
+ * Cluster factory (on a cluster the lock uses the factory's {@link RedisClusterClient}, and
+ * its topology refresh settings decide how soon a failover is followed). Redis must answer at
+ * startup: the service loads its scripts when it is made.
  */
 @AutoConfiguration(after = WriteGuardAutoConfiguration.class,
     afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -41,8 +42,7 @@ public class WriteGuardRedisAutoConfiguration {
   public RedisLockService writeGuardRedisLockService(LettuceConnectionFactory connectionFactory,
       WriteGuardProperties properties, ObjectProvider<WriteGuardListener> listeners) {
     WriteGuardProperties.RedisLock lock = properties.getRedisLock();
-    return RedisLockService.builder()
-        .client(standaloneClient(connectionFactory))
+    return connectTo(RedisLockService.builder(), connectionFactory)
         .keyPrefix(lock.getKeyPrefix())
         .lease(lock.getLease())
         .renewInterval(lock.getRenewInterval())
@@ -70,17 +70,21 @@ public class WriteGuardRedisAutoConfiguration {
     };
   }
 
-  static RedisClient standaloneClient(LettuceConnectionFactory connectionFactory) {
+  /** Points {@code builder} at the factory's Lettuce client: standalone/Sentinel or Cluster. */
+  static RedisLockService.Builder connectTo(RedisLockService.Builder builder,
+      LettuceConnectionFactory connectionFactory) {
     if (!connectionFactory.isRunning()) {
       connectionFactory.start(); // what it does itself unless early start-up is switched off
     }
     AbstractRedisClient client = connectionFactory.getRequiredNativeClient();
     if (client instanceof RedisClient standalone) {
-      return standalone;
+      return builder.client(standalone);
     }
-    throw new IllegalStateException("writeguard.redis-lock needs a standalone or Sentinel"
-        + " Redis, but the application's LettuceConnectionFactory uses a "
-        + client.getClass().getSimpleName() + " (the Redis lock does not support Redis"
-        + " Cluster); set writeguard.redis-lock.enabled=false");
+    if (client instanceof RedisClusterClient cluster) {
+      return builder.clusterClient(cluster);
+    }
+    throw new IllegalStateException("writeguard.redis-lock needs a Lettuce RedisClient or"
+        + " RedisClusterClient, but the application's LettuceConnectionFactory uses a "
+        + client.getClass().getName() + "; set writeguard.redis-lock.enabled=false");
   }
 }
