@@ -29,11 +29,17 @@ final class FieldShardStore implements ShardStore {
   FieldShardStore(ShardWrites writes, String field, int shards) {
     this.writes = writes;
     this.collection = writes.collection();
-    this.fields = new String[shards];
-    for (int i = 0; i < shards; i++) {
-      fields[i] = field + "_shard_" + i;
-    }
+    this.fields = fieldNames(field, shards).toArray(new String[0]);
     this.projection = Projections.include(fields);
+  }
+
+  /** The shard fields of a counter kept in {@code field}, in shard order. */
+  static List<String> fieldNames(String field, int shards) {
+    List<String> names = new ArrayList<>(shards);
+    for (int i = 0; i < shards; i++) {
+      names.add(field + "_shard_" + i);
+    }
+    return names;
   }
 
   @Override

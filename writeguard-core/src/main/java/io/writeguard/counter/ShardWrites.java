@@ -20,7 +20,16 @@ import org.bson.conversions.Bson;
  * raises the version, so a {@code VersionedUpdater} that read the document before it sees a
  * conflict instead of writing back an old balance. Immutable; not API.
  */
-record ShardWrites(MongoCollection<Document> collection, Ticker ticker, VersionPolicy version) {
+record ShardWrites(MongoCollection<Document> collection, Ticker ticker, VersionPolicy version,
+    Set<String> counterFields) {
+
+  /**
+   * @param counterFields every field the counter keeps its balance in (all the shard fields of
+   *     the FIELDS layout, not only the one a write touches): a recorder may write none of them
+   */
+  ShardWrites {
+    counterFields = Set.copyOf(counterFields);
+  }
 
   String collectionName() {
     return collection.getNamespace().getFullName();
@@ -35,7 +44,8 @@ record ShardWrites(MongoCollection<Document> collection, Ticker ticker, VersionP
    * {@code update} (already raising the version), plus what {@code recorder} adds for a write
    * that changes the balance by {@code change}. The recorder's update is refused, before
    * anything is sent, when it is not an operator update or writes a field {@code update}
-   * writes, or one of the counter's reserved fields.
+   * writes, or one of the counter's own fields (any shard's balance, the version, the
+   * bookkeeping fields).
    */
   Bson recording(Bson update, ChangeRecorder recorder, long change) {
     Bson extra = recorder.update(change);
@@ -44,6 +54,10 @@ record ShardWrites(MongoCollection<Document> collection, Ticker ticker, VersionP
     }
     Set<String> taken = new HashSet<>(Set.of("_id", "counter", "shard",
         DocumentShardStore.OPS_FIELD));
+    taken.addAll(counterFields);
+    if (version != null) {
+      taken.add(topField(version.field()));
+    }
     for (Map.Entry<String, BsonValue> op : render(update).entrySet()) {
       op.getValue().asDocument().keySet().forEach(path -> taken.add(topField(path)));
     }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.bson.Document;
 
@@ -49,7 +50,9 @@ public final class ShardedCounter {
   private ShardedCounter(Builder b) {
     this.layout = b.layout;
     this.shards = b.shards;
-    ShardWrites writes = new ShardWrites(b.collection, b.ticker, b.versionPolicy);
+    ShardWrites writes = new ShardWrites(b.collection, b.ticker, b.versionPolicy,
+        layout == CounterLayout.FIELDS ? Set.copyOf(FieldShardStore.fieldNames(b.field, shards))
+            : Set.of(b.field));
     if (layout == CounterLayout.FIELDS) {
       FieldShardStore fields = new FieldShardStore(writes, b.field, shards);
       this.store = fields;

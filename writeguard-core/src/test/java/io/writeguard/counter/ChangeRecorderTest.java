@@ -150,9 +150,13 @@ class ChangeRecorderTest {
       CounterLayout layout) {
     String id = seed(layout, 5, 5);
     ShardedCounter counter = counter(layout, collection, 2);
-    String shardField = layout == CounterLayout.FIELDS ? "balance_shard_1" : "balance";
+    // Every shard's field, not only the one a write picks at random: a recorder writing the
+    // other shard's balance would corrupt it (this test was flaky while only the picked one was).
+    String shard0 = layout == CounterLayout.FIELDS ? "balance_shard_0" : "balance";
+    String shard1 = layout == CounterLayout.FIELDS ? "balance_shard_1" : "balance";
     for (ChangeRecorder bad : List.<ChangeRecorder>of(
-        change -> Updates.set(shardField, 99L),
+        change -> Updates.set(shard0, 99L),
+        change -> Updates.set(shard1, 99L),
         change -> Updates.push("_ops", "x"),
         change -> Updates.set("counter", "other"),
         change -> new Document("ledger", change))) {
