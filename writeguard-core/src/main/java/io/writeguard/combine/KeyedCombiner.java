@@ -377,6 +377,19 @@ public final class KeyedCombiner<T, R> {
       }
     }
 
+    /**
+     * Answers request {@code i} with {@code error}; its caller throws it (an {@code Error} a
+     * request's own work raised belongs to that caller alone).
+     *
+     * @throws IllegalStateException if it was already answered
+     */
+    public void fail(int i, Error error) {
+      Objects.requireNonNull(error, "error");
+      if (!waiters.get(i).answer(null, error)) {
+        throw answeredTwice(i);
+      }
+    }
+
     private IllegalStateException answeredTwice(int i) {
       return new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
           + " for key " + key + " was already answered");

@@ -68,6 +68,8 @@ final class BatchUpdate {
   private final RandomGenerator random;
   private final Codec<Document> documentCodec;
   private final boolean encodesBsonValues;
+  // Set while this thread runs a batch: an update a mutator makes from inside it runs alone.
+  private final ThreadLocal<Boolean> runningHere = new ThreadLocal<>();
 
   BatchUpdate(UpdateLoop loop, Store store, VersionPolicy versions, RetryPolicy retry,
       WriteGuardListener listener, Ticker ticker, Sleeper sleeper, RandomGenerator random) {
@@ -105,7 +107,17 @@ final class BatchUpdate {
 
     void succeed(int i, UpdateOutcome outcome);
 
-    void fail(int i, RuntimeException error);
+    /** Answers with {@code error}, a {@link RuntimeException} or an {@link Error}. */
+    void fail(int i, Throwable error);
+  }
+
+  /** Fails request {@code i} of {@code batch} with {@code error}, which its caller throws. */
+  static void fail(KeyedCombiner.Batch<?, ?> batch, int i, Throwable error) {
+    if (error instanceof Error e) {
+      batch.fail(i, e);
+    } else {
+      batch.fail(i, (RuntimeException) error);
+    }
   }
 
   /** Adapts a combiner's batch whose requests are mutators. */
@@ -132,8 +144,8 @@ final class BatchUpdate {
         batch.succeed(i, outcome);
       }
 
-      public void fail(int i, RuntimeException error) {
-        batch.fail(i, error);
+      public void fail(int i, Throwable error) {
+        BatchUpdate.fail(batch, i, error);
       }
     };
   }
@@ -150,7 +162,7 @@ final class BatchUpdate {
     boolean alone; // its change must be written by itself (a combined write was refused)
     // this round's decision
     boolean writer;
-    RuntimeException thrown;
+    Throwable thrown; // what its mutator threw (a RuntimeException or an Error)
     BsonDocument state; // the document as this caller left it (with its version)
     long version;
 
@@ -166,8 +178,29 @@ final class BatchUpdate {
     }
   }
 
+  /**
+   * True while the calling thread runs a batch of this updater: an update a mutator makes from
+   * there must run alone. Queued, it could wait for a leader that waits for this thread (two
+   * leaders updating each other's documents), and its own document's queue is behind it.
+   */
+  boolean runningHere() {
+    return runningHere.get() != null;
+  }
+
   /** Runs every request to an answer. */
   void run(Object id, Requests requests) {
+    Boolean outer = runningHere.get();
+    runningHere.set(Boolean.TRUE);
+    try {
+      runBatch(id, requests);
+    } finally {
+      if (outer == null) {
+        runningHere.remove();
+      }
+    }
+  }
+
+  private void runBatch(Object id, Requests requests) {
     listener.onBatch(scope, id, requests.size());
     if (requests.size() == 1) {
       runAlone(id, requests); // a batch of one is a lone update, bit for bit
@@ -232,9 +265,10 @@ final class BatchUpdate {
       return List.of();
     }
     long base = expected.orElse(0);
-    if (base > Long.MAX_VALUE - pending.size()) {
-      pending.forEach(c -> c.alone = true); // one version each would overflow: no combining
-    }
+    // Not combined: a legacy document (its first write creates the version next to the
+    // writer's own new fields, in an order that depends on the server's version), or a
+    // version so high that one per writer would overflow.
+    boolean combinable = expected.isPresent() && base <= Long.MAX_VALUE - pending.size();
     BsonDocument working = mutable(current);
     List<Caller> round = new ArrayList<>();
     int writers = 0;
@@ -247,7 +281,7 @@ final class BatchUpdate {
       OptionalLong shown = writers == 0 ? expected : OptionalLong.of(base + writers);
       Mutation mutation;
       BsonDocument update = null;
-      RuntimeException thrown = null;
+      Throwable thrown = null;
       try {
         mutation = c.mutator.mutate(decode(working));
         if (mutation == null) {
@@ -259,7 +293,7 @@ final class BatchUpdate {
         } else if (mutation instanceof Mutation.Replace r) {
           loop.checkReplacement(r.replacement(), working.get("_id"), shown);
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) { // an Error too fails only its own caller
         mutation = null;
         thrown = e;
       }
@@ -281,7 +315,7 @@ final class BatchUpdate {
         }
         continue;
       }
-      BsonDocument next = c.alone ? null : applied(working, mutation, update);
+      BsonDocument next = c.alone || !combinable ? null : applied(working, mutation, update);
       if (next == null && writers > 0) {
         break; // not combinable: first writer of the next round
       }
@@ -505,7 +539,7 @@ final class BatchUpdate {
   }
 
   private void fail(Object id, Requests requests, List<Caller> pending, Caller c,
-      RuntimeException error) {
+      Throwable error) {
     pending.remove(c);
     listener.onFailure(scope, id, error);
     requests.fail(c.index, error);

@@ -1,7 +1,6 @@
 package io.writeguard.update;
 
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -34,14 +33,16 @@ import org.bson.BsonValue;
  *       that is neither a document, an array nor a regex;
  *   <li>dotted paths through embedded documents and array indexes ({@code a.2.b}), creating
  *       missing embedded documents, padding an array with nulls when the last segment is an
- *       index past its end, {@code $unset} of an array element setting it to null;
+ *       index past its end (by at most {@link #MAX_PADDING}), {@code $unset} of an array element
+ *       setting it to null;
  *   <li>numbers of type int32, int64 and double: int32 results that overflow become int64
  *       (as the server does); an int64 overflow (a server error) is refused; Decimal128 is
  *       refused;
- *   <li>comparisons ({@code $min}/{@code $max}) between null, numbers and strings (strings by
- *       their UTF-8 bytes, the server's simple collation); equality ({@code $addToSet},
- *       {@code $pull}) over documents (field order matters), arrays, numbers across types
- *       ({@code 1 == 1.0}) and plain scalar types.
+ *   <li>comparisons ({@code $min}/{@code $max}) between null, numbers and strings of which
+ *       at most one is a string; equality ({@code $addToSet}, {@code $pull}) over documents
+ *       (field order matters), arrays, numbers across types ({@code 1 == 1.0}) and plain
+ *       scalar types. Two strings are never compared: the collection's default collation
+ *       (which the model cannot see) decides their order and equality.
  * </ul>
  *
  * <p>Refused as well: two paths of one update that overlap (a server error), {@code _id},
@@ -53,6 +54,11 @@ import org.bson.BsonValue;
 final class InMemoryUpdate {
   private static final Set<String> OPERATORS =
       Set.of("$set", "$unset", "$inc", "$mul", "$min", "$max", "$push", "$addToSet", "$pull");
+  /**
+   * The most nulls a write past the end of an array may pad with. MongoDB refuses to pad by
+   * more than 1,500,000; far below that, the model stays small and certain.
+   */
+  static final int MAX_PADDING = 1024;
 
   private InMemoryUpdate() {}
 
@@ -215,6 +221,10 @@ final class InMemoryUpdate {
       if (at < a.size()) {
         a.set(at, result);
       } else {
+        if (at - a.size() > MAX_PADDING) {
+          throw new NotModelled("path " + op.path + " pads an array by " + (at - a.size())
+              + " nulls; the server limits padding");
+        }
         while (a.size() < at) {
           a.add(BsonNull.VALUE);
         }
@@ -459,8 +469,17 @@ final class InMemoryUpdate {
     return switch (ra) {
       case 0 -> 0;
       case 1 -> compareNumbers(a, b);
-      default -> compareUtf8(a.asString().getValue(), b.asString().getValue());
+      default -> throw stringsCompared(path);
     };
+  }
+
+  /**
+   * Two strings compare by the collection's default collation, which the model cannot see
+   * (a case-insensitive one makes "a" equal "A"): left to the server.
+   */
+  private static NotModelled stringsCompared(String path) {
+    return new NotModelled("comparing two strings at " + path
+        + " (the collection's collation decides)");
   }
 
   private static int rank(BsonValue v, String path) {
@@ -520,13 +539,10 @@ final class InMemoryUpdate {
         : BigDecimal.valueOf(v.asNumber().longValue());
   }
 
-  private static int compareUtf8(String a, String b) {
-    byte[] x = a.getBytes(StandardCharsets.UTF_8);
-    byte[] y = b.getBytes(StandardCharsets.UTF_8);
-    return java.util.Arrays.compareUnsigned(x, y);
-  }
-
-  /** Equality as the server's comparison sees it ({@code 1 == 1.0}; documents by field order). */
+  /**
+   * Equality as the server's comparison sees it ({@code 1 == 1.0}; documents by field order);
+   * two strings are not modelled.
+   */
   static boolean same(BsonValue a, BsonValue b, String path) {
     checkComparable(a, path);
     checkComparable(b, path);
@@ -536,6 +552,9 @@ final class InMemoryUpdate {
     }
     if (a.getBsonType() != b.getBsonType()) {
       return false;
+    }
+    if (a.isString()) {
+      throw stringsCompared(path);
     }
     if (a.isDocument()) {
       BsonDocument x = a.asDocument();

@@ -106,16 +106,17 @@ public final class VersionedUpdater {
         batch.succeed(i, outcome);
       }
 
-      public void fail(int i, RuntimeException error) {
-        batch.fail(i, error);
+      public void fail(int i, Throwable error) {
+        BatchUpdate.fail(batch, i, error);
       }
     });
   }
 
   private UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
-    if (combiner == null || (id != null && combiner.isLeading(id))) {
-      // Off, or called from inside a mutator of a batch on this document: a nested update
-      // (a competing write) runs by itself, as it would without group commit.
+    if (combiner == null || batches.runningHere()) {
+      // Off, or called from inside a mutator of a batch (on this document or another): a
+      // nested update runs by itself, as it would without group commit. Queued, it could wait
+      // for a leader that waits for this thread.
       return loop.run(id, mutator, returnAfter);
     }
     Objects.requireNonNull(id, "id");
