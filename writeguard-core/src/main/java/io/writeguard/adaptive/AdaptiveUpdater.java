@@ -8,10 +8,12 @@ import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.update.Mutator;
 import io.writeguard.update.RetriesExhaustedException;
+import io.writeguard.update.TypedUpdater;
 import io.writeguard.update.UpdateOutcome;
 import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * Updates optimistically, and routes a key through a lock while it is hot.
@@ -73,6 +75,26 @@ public final class AdaptiveUpdater {
    */
   public static Builder builder(VersionedUpdater updater, LockService locks) {
     return new Builder(updater, locks);
+  }
+
+  /** A typed adaptive updater with default settings over {@code updater}'s collection. */
+  public static <T> TypedAdaptiveUpdater<T> typed(TypedUpdater<T> updater, LockService locks) {
+    return typed(updater, locks, b -> b);
+  }
+
+  /**
+   * A typed adaptive updater over {@code updater}'s collection, with settings applied to the
+   * builder of the Document-based one it runs: e.g. {@code typed(u, locks, b ->
+   * b.lockWait(Duration.ofSeconds(2)))}. See {@link TypedAdaptiveUpdater}.
+   */
+  public static <T> TypedAdaptiveUpdater<T> typed(
+      TypedUpdater<T> updater, LockService locks, UnaryOperator<Builder> settings) {
+    Objects.requireNonNull(updater, "updater");
+    Objects.requireNonNull(settings, "settings");
+    Builder builder = Objects.requireNonNull(
+        settings.apply(builder(updater.untyped(), locks)), "settings returned null");
+    return new TypedAdaptiveUpdater<>(builder.build(), updater.documents(),
+        updater.versionPolicy().field());
   }
 
   /**

@@ -14,10 +14,12 @@ import com.mongodb.client.model.Updates;
 import io.writeguard.internal.Checks;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.update.TypedDocuments;
 import io.writeguard.version.VersionPolicy;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -88,6 +90,28 @@ public final class FencedWriter {
 
   public static Builder builder(MongoCollection<Document> collection) {
     return new Builder(Objects.requireNonNull(collection, "collection must not be null"));
+  }
+
+  /** A typed writer with default settings; see {@link TypedFencedWriter}. */
+  public static <T> TypedFencedWriter<T> typed(MongoCollection<T> collection) {
+    return typed(collection, b -> b);
+  }
+
+  /**
+   * A writer for a collection of any document class its codecs map, with settings applied
+   * to the builder of the Document-based writer it runs: e.g. {@code typed(accounts, b ->
+   * b.versionPolicy(VersionPolicy.defaults()))}.
+   *
+   * @throws IllegalArgumentException if the collection's codecs cannot encode its class
+   */
+  public static <T> TypedFencedWriter<T> typed(
+      MongoCollection<T> collection, UnaryOperator<Builder> settings) {
+    Objects.requireNonNull(settings, "settings must not be null");
+    TypedDocuments<T> documents = TypedDocuments.of(collection);
+    Builder builder = Objects.requireNonNull(
+        settings.apply(builder(documents.documentView())), "settings returned null");
+    return new TypedFencedWriter<>(builder.build(), documents,
+        builder.versionPolicy == null ? null : builder.versionPolicy.field());
   }
 
   /**

@@ -14,6 +14,7 @@ import io.writeguard.version.VersionFieldException;
 import io.writeguard.version.VersionPolicy;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 import org.bson.Document;
 
@@ -144,6 +145,31 @@ public final class VersionedUpdater {
           + " conflict from a success");
     }
     return new Builder(new MongoStore(collection));
+  }
+
+  /**
+   * An updater with default settings for a collection of any document class its codecs map;
+   * see {@link TypedUpdater}. {@code Document} collections work too.
+   */
+  public static <T> TypedUpdater<T> typed(MongoCollection<T> collection) {
+    return typed(collection, b -> b);
+  }
+
+  /**
+   * An updater for a collection of any document class its codecs map, with settings: e.g.
+   * {@code typed(accounts, b -> b.groupCommit(false))}. It runs a Document-based updater over
+   * the same collection, built by {@link #builder} and {@code settings}.
+   *
+   * @throws IllegalArgumentException as {@link #builder}, or if the collection's codecs cannot
+   *     encode its document class
+   */
+  public static <T> TypedUpdater<T> typed(
+      MongoCollection<T> collection, UnaryOperator<Builder> settings) {
+    Objects.requireNonNull(settings, "settings");
+    TypedDocuments<T> documents = TypedDocuments.of(collection);
+    Builder builder = Objects.requireNonNull(
+        settings.apply(builder(documents.documentView())), "settings returned null");
+    return new TypedUpdater<>(builder.build(), documents);
   }
 
   /**
