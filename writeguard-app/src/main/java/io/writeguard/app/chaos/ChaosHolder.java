@@ -47,17 +47,21 @@ public final class ChaosHolder {
         for (String workload : Load.WORKLOADS) {
           Thread t = new Thread(() -> {
             long[] readAt = {0};
+            Long[] readToken = {null};
             Backends.HOOK.set(() -> {
               Backends.HOOK.remove(); // hold the first attempt only
               readAt[0] = System.currentTimeMillis();
+              readToken[0] = LedgerOps.LAST_TOKEN.get(); // the counter's lock strategies only
               inside.countDown();
               await(go);
             });
             Op op = load.run(workload, strategy, true);
-            // The checker needs when the paused read happened: writes after it must be fenced.
+            // The checker needs when, and with which token, the paused read happened: writes after
+            // it must be fenced.
             ops.add(new Op(op.id(), op.workload(), op.strategy(), op.client(), op.outcome(),
                 op.startMillis(), op.latencyNanos(), op.amount(), op.fencedRejections(), true,
-                "read=" + readAt[0] + " " + op.detail()));
+                "read=" + readAt[0] + (readToken[0] == null ? "" : " readToken=" + readToken[0])
+                + " " + op.detail()));
           }, "holder-" + workload + "-" + strategy);
           threads.add(t);
           t.start();

@@ -172,17 +172,32 @@ final class Checker {
         : held.startMillis();
   }
 
+  /**
+   * The fencing token {@code name=<n>} in an operation's detail, or -1: {@code token} is the
+   * token of a counter lock write, {@code readToken} the token the paused operation read with.
+   */
+  static long token(Op op, String name) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:^| )" + name + "=(\\d+)")
+        .matcher(op.detail());
+    return m.find() ? Long.parseLong(m.group(1)) : -1;
+  }
+
   /** A paused lease-lock writer must have been refused by the fence if someone wrote meanwhile. */
   private static void judgeHeld(ChaosRow.Builder row, Op held, List<Op> ops) {
     if (!held.strategy().endsWith("-lock") || held.outcome() == Op.Outcome.UNKNOWN) {
       return;
     }
     // Another write acknowledged after the paused read and before the paused op ended: the
-    // paused op's write comes after it, so it must have been refused at least once.
+    // paused op's write comes after it, so it must have been refused at least once. When both
+    // tokens are known, a lower token held the lock before the paused read, whatever the
+    // clocks say (its acknowledgement may be taken after the release that let the paused op
+    // in): it cannot make the paused write stale.
     long readAt = readMillis(held);
+    long heldToken = token(held, "readToken");
     boolean otherWrote = ops.stream().anyMatch(o -> !o.held()
         && o.outcome() == Op.Outcome.ACK && o.endMillis() > readAt
-        && o.endMillis() < held.endMillis());
+        && o.endMillis() < held.endMillis()
+        && !(heldToken >= 0 && token(o, "token") >= 0 && token(o, "token") < heldToken));
     if (!otherWrote) {
       row.example("paused " + held.id() + ": nobody wrote while it was paused (not exercised)");
       return;

@@ -399,8 +399,9 @@ final class Faults implements AutoCloseable {
         Thread.sleep(200); // bytes already on their way (a release) land
         boolean mongoHeld = !wantMongo || owner(locks.find(new Document("_id",
             "docs:" + Load.docId("serve-kill", "mongo-lock"))).first()).startsWith(mongoOwner);
-        String redisValue = connection.sync().get("wg:lock:docs:"
-            + Load.docId("serve-kill", "redis-lock"));
+        // A Redis lock is a hash whose field "o" is "owner:attempt" of the holder.
+        String redisValue = connection.sync().hget("wg:lock:docs:"
+            + Load.docId("serve-kill", "redis-lock"), "o");
         boolean redisHeld = !wantRedis || (redisValue != null && redisValue.startsWith(redisOwner));
         if (mongoHeld && redisHeld) {
           return true; // left stopped: the SIGKILL comes next

@@ -142,6 +142,94 @@ class CheckerTest {
     assertThat(stale.stalePassed()).as("a write after the paused read, and no refusal").isOne();
   }
 
+  /** The judge of the first full run (at commit af1ee1b), to show what it flagged. */
+  private static boolean firstJudgeFlags(Op held, List<Op> ops) {
+    boolean otherWrote = ops.stream().anyMatch(o -> !o.held() && o.outcome() == Outcome.ACK
+        && o.startMillis() > held.startMillis() && o.endMillis() < held.endMillis());
+    return held.outcome() != Outcome.UNKNOWN && otherWrote && held.fencedRejections() == 0;
+  }
+
+  private ChaosRow checkPausedCounter(List<Op> ops, Map<String, Integer> applied,
+      List<Long> ledger) {
+    long balance = LedgerOps.INITIAL_BALANCE + ledger.stream().mapToLong(Long::longValue).sum();
+    return checker.check("pause", Load.COUNTER, "mongo-lock", ops,
+        new FinalState(applied, ledger, balance), null, List.of());
+  }
+
+  /**
+   * The flag of the first full run ({@code pause / counter / mongo-lock}, a stale write past
+   * the fence with {@code lost 0}) in the history shapes that run could produce, none of them a
+   * stale write: the paused holder claims at 5000 ms, is stopped until 10000 ms, and a
+   * coordinator takes over after the lease and writes at 7400 ms (2.4 s into the pause).
+   * <ol>
+   *   <li>The paused operation was then a random debit (55 %): refused on the balance it read
+   *       before the pause, nothing written, no fenced rejection. The first judge ignored the
+   *       outcome, so any paused operation without a rejection was "past the fence";
+   *   <li>the paused operation was acknowledged without a rejection: then no acknowledged
+   *       write can have been applied between its claim and its replace, or its replace (the
+   *       document read plus one entry) would have erased it and the row would show it lost;
+   *       the write the first judge saw was acknowledged while the paused operation still
+   *       waited for the lock, before its read;
+   *   <li>as 2, but that write's acknowledgement is taken just after the paused read (its
+   *       release let the paused operation in): only its lower token tells it apart.
+   * </ol>
+   */
+  @Test
+  void theFirstFullRunsStaleFlagCameFromTheJudgeNotFromTheFence() {
+    Op debitRefused = new Op("h", Load.COUNTER, "mongo-lock", "holder", Outcome.FAIL, 1_000,
+        10_000_000_000L, -3, 0, true, "read=5000 readToken=7 Refused: debit h of 3 refused");
+    Op takeover = new Op("o", Load.COUNTER, "mongo-lock", "coord", Outcome.ACK, 7_300,
+        100_000_000L, 2, 0, false, "token=40");
+    assertThat(firstJudgeFlags(debitRefused, List.of(debitRefused, takeover))).isTrue();
+    ChaosRow refusedRow = checkPausedCounter(List.of(debitRefused, takeover), Map.of("o", 1),
+        List.of(2L));
+    assertThat(refusedRow.stalePassed()).isZero();
+    assertThat(refusedRow.lost()).isZero();
+    assertThat(refusedRow.ok()).isTrue();
+
+    Op acked = new Op("h", Load.COUNTER, "mongo-lock", "holder", Outcome.ACK, 1_000,
+        10_000_000_000L, 1, 0, true, "read=5000 readToken=7 token=7");
+    Op duringTheLockWait = new Op("w", Load.COUNTER, "mongo-lock", "coord", Outcome.ACK, 2_000,
+        2_000_000_000L, 2, 0, false, "token=6");
+    assertThat(firstJudgeFlags(acked, List.of(acked, duringTheLockWait))).isTrue();
+    ChaosRow ackedRow = checkPausedCounter(List.of(acked, duringTheLockWait),
+        Map.of("h", 1, "w", 1), List.of(2L, 1L));
+    assertThat(ackedRow.stalePassed()).isZero();
+    assertThat(ackedRow.ok()).isTrue();
+
+    Op ackedJustAfterTheRead = new Op("w", Load.COUNTER, "mongo-lock", "coord", Outcome.ACK,
+        4_900, 120_000_000L, 2, 0, false, "token=6");
+    ChaosRow raceRow = checkPausedCounter(List.of(acked, ackedJustAfterTheRead),
+        Map.of("h", 1, "w", 1), List.of(2L, 1L));
+    assertThat(raceRow.stalePassed()).as("token 6 held the lock before the read with 7").isZero();
+    assertThat(raceRow.ok()).isTrue();
+  }
+
+  /**
+   * A real bypass still fails the row: the paused holder (token 7) is acknowledged without a
+   * refusal after a newer holder's write (token 40) was acknowledged 2.4 s into the pause. Its
+   * replace erased that write (lost), and even where nothing was erased (a {@code $push}
+   * form), the unrefused write after a newer token's acknowledged write is flagged.
+   */
+  @Test
+  void aStaleTokensWriteAcknowledgedAfterANewerTokensWriteIsFlagged() {
+    Op stale = new Op("h", Load.COUNTER, "mongo-lock", "holder", Outcome.ACK, 1_000,
+        10_000_000_000L, 1, 0, true, "read=5000 readToken=7 token=7");
+    Op newer = new Op("o", Load.COUNTER, "mongo-lock", "coord", Outcome.ACK, 7_300,
+        100_000_000L, 2, 0, false, "token=40");
+    ChaosRow erased = checkPausedCounter(List.of(stale, newer), Map.of("h", 1), List.of(1L));
+    assertThat(erased.stalePassed()).isOne();
+    assertThat(erased.lost()).isOne();
+    assertThat(erased.examples()).contains("lost o", "stale write passed the fence: h");
+    assertThat(erased.ok()).isFalse();
+
+    ChaosRow kept = checkPausedCounter(List.of(stale, newer), Map.of("h", 1, "o", 1),
+        List.of(2L, 1L));
+    assertThat(kept.lost()).isZero();
+    assertThat(kept.stalePassed()).isOne();
+    assertThat(kept.ok()).isFalse();
+  }
+
   @Test
   void aWaitPastItsBoundIsFlagged() {
     long tooLong = SETTINGS.bound("atomic").plusMillis(1).toNanos();
