@@ -41,7 +41,7 @@ public final class EmbeddedMongo implements AutoCloseable {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
     }
-    MongoServer server = new MongoServer(new SnapshotMemoryBackend());
+    MongoServer server = new MongoServer(new SnapshotMemoryBackend().version(ReportedVersion.MONGO_5_0));
     try {
       server.bind(HOST, port);
     } catch (Exception e) { // netty rethrows the checked BindException undeclared
