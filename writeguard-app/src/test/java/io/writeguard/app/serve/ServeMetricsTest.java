@@ -71,12 +71,15 @@ class ServeMetricsTest {
         "writeguard_http_requests_seconds_bucket");
     assertThat(families).as("JVM and process meters").contains(
         "jvm_memory_used_bytes",
+        "jvm_buffer_count_buffers",
         "jvm_gc_memory_allocated_bytes_total",
         "jvm_threads_live_threads",
         "jvm_classes_loaded_classes",
         "system_cpu_count",
         "process_cpu_usage",
         "process_uptime_seconds",
+        "process_start_time_seconds",
+        "process_files_max_files",
         "process_files_open_files");
     assertThat(body.lines().filter(l -> l.startsWith("writeguard_http_requests_seconds_bucket{")
             && l.contains("route=\"/docs/{id}/infos/{key}/{skey}/{i}/read\"")))
