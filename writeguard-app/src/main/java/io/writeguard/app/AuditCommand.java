@@ -14,6 +14,7 @@ import io.writeguard.version.VersionFinding;
 import io.writeguard.version.VersionProblem;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -167,15 +168,48 @@ public final class AuditCommand implements Callable<Integer> {
       return;
     }
     out.println();
-    String row = "  %-16s %7s  %-36s %s%n";
-    out.printf(row, "KIND", "COUNT", fixed == null ? "REPAIR" : "DONE", "FIRST _IDS (_id=version)");
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"KIND", "COUNT", fixed == null ? "REPAIR" : "DONE",
+        "FIRST _IDS (_id=version)"});
     for (VersionProblem p : VersionProblem.values()) {
       long n = r.count(p);
       if (n > 0) {
-        out.printf(row, p, n, fixed == null ? repair(p) : done(p, fixed), ids(r, p));
+        rows.add(new String[] {p.name(), Long.toString(n),
+            fixed == null ? repair(p) : done(p, fixed), ids(r, p)});
       }
     }
+    out.print(table(rows));
     out.println();
+  }
+
+  /**
+   * Rows as text columns two spaces apart, each as wide as its longest cell: the second column
+   * (counts) right-aligned, the others left-aligned, the last one not padded. Every line starts
+   * with two spaces and ends with a newline.
+   */
+  static String table(List<String[]> rows) {
+    int columns = rows.get(0).length;
+    int[] width = new int[columns];
+    for (String[] row : rows) {
+      for (int c = 0; c < columns; c++) {
+        width[c] = Math.max(width[c], row[c].length());
+      }
+    }
+    StringBuilder text = new StringBuilder();
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int c = 0; c < columns; c++) {
+        String pad = " ".repeat(width[c] - row[c].length());
+        line.append("  ");
+        if (c == 1) {
+          line.append(pad).append(row[c]);
+        } else {
+          line.append(row[c]).append(c == columns - 1 ? "" : pad);
+        }
+      }
+      text.append(line).append('\n');
+    }
+    return text.toString();
   }
 
   private static String repair(VersionProblem p) {
@@ -223,8 +257,8 @@ public final class AuditCommand implements Callable<Integer> {
         + " left for a person: %d.%n", f.fixed(), f.changedConcurrently(), f.needsPerson());
     if (f.notAppliedByServer() > 0) {
       out.printf("Not applied by the server: %d (it matched the exact value and type but kept"
-          + " the old number type, as the embedded mongo-java-server does; MongoDB converts).%n",
-          f.notAppliedByServer());
+          + " the old number type, and the guarded whole-document replace could not convert"
+          + " it either; see docs/paths-and-version-audit.md).%n", f.notAppliedByServer());
     }
   }
 }

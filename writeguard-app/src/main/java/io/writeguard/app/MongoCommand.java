@@ -36,7 +36,9 @@ import sun.misc.Signal;
     versionProvider = Main.Version.class,
     description = {
       "Runs an embedded MongoDB (in memory, snapshot reads) on 127.0.0.1 until stopped.",
-      "Prints its URI (mongodb://127.0.0.1:PORT) on stdout; SIGTERM or Ctrl-C stops it."
+      "Prints its URI (mongodb://127.0.0.1:PORT) on stdout; SIGTERM or Ctrl-C stops it.",
+      "Reports MongoDB 5.0 (wire version 13), so mongosh and pymongo connect; it has no"
+          + " sessions, so no transactions."
     })
 public final class MongoCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;

@@ -101,6 +101,9 @@ class MongoCommandProcessTest {
       MongoCollection<Document> docs = client.getDatabase("shared").getCollection("docs");
       docs.insertOne(new Document("_id", 1).append("from", "test"));
       assertThat(docs.find(eq("_id", 1)).first().getString("from")).isEqualTo("test");
+      // MongoDB 5.0's wire version, so current pymongo and mongosh (which need 9) connect
+      assertThat(client.getDatabase("admin").runCommand(new Document("isMaster", 1))
+          .getInteger("maxWireVersion")).isEqualTo(13);
     }
   }
 

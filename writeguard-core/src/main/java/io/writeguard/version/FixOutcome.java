@@ -13,10 +13,11 @@ public enum FixOutcome {
    */
   CHANGED_CONCURRENTLY,
   /**
-   * The server matched the exact value and type read but reported nothing modified: it compares
-   * numbers by value when applying {@code $set}, so an int32 7 or a double 7.0 stays as it is
-   * when set to int64 7. MongoDB compares the BSON bytes and converts; the embedded
-   * mongo-java-server does not. Reported, never counted as fixed.
+   * The server matched the exact value and type read but kept the old number type, and the
+   * guarded whole-document replace that follows could not be made either (a top-level field
+   * name a filter cannot address) or still left the old type. With MongoDB ({@code $set}
+   * converts) and the embedded mongo-java-server (the replace converts) this does not happen in
+   * practice. Reported, never counted as fixed.
    */
   NOT_APPLIED_BY_SERVER,
   /** The problem has no single safe repair; nothing was written. */

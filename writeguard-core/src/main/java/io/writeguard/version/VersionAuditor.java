@@ -13,8 +13,11 @@ import io.writeguard.path.PathSegments;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonValue;
 
 /**
  * Finds documents whose version field is not a non-negative int64, and repairs the ones that have
@@ -38,7 +41,15 @@ import org.bson.BsonDocument;
  *
  * <p>Matched but not modified means the server compared the int64 with the int32/double by value
  * and kept the old one (mongo-java-server does this; MongoDB compares BSON bytes and converts).
- * That is reported as {@link FixOutcome#NOT_APPLIED_BY_SERVER}, never counted as fixed.
+ * The auditor then converts by replacing the whole document, still as a compare-and-set: it
+ * reads the document, and replaces it only if nothing in it changed since, with a filter on the
+ * version's exact value and type, every other top-level field's type and value (arrays compared
+ * whole, not "contains"), and the number of fields, so a field added, removed or rewritten
+ * meanwhile makes the replace match nothing ({@link FixOutcome#CHANGED_CONCURRENTLY}). What it
+ * cannot see: a number nested inside a sub-document or array retyped to an equal number
+ * (int32 7 to int64 7); the replace would put the old type back, never an old value. A document
+ * with a top-level field name the filter cannot address (one with a {@code .} or a leading
+ * {@code $}) is left alone and reported as {@link FixOutcome#NOT_APPLIED_BY_SERVER}.
  *
  * <p>The scan reads only {@code _id} and the version field, in {@code _id} order (an index scan
  * on a real server, so no document is read twice). The version field is one top-level field
@@ -54,6 +65,8 @@ public final class VersionAuditor {
   private final String namespace;
   private final String versionField;
   private final int sampleLimit;
+  /** Test seam: runs after the whole-document read of the replace path, before the replace. */
+  private final Consumer<BsonValue> beforeReplace;
 
   private VersionAuditor(Builder b) {
     MongoCollection<BsonDocument> c = b.collection.withDocumentClass(BsonDocument.class);
@@ -62,6 +75,7 @@ public final class VersionAuditor {
     this.namespace = c.getNamespace().getFullName();
     this.versionField = b.versionField;
     this.sampleLimit = b.sampleLimit;
+    this.beforeReplace = b.beforeReplace;
   }
 
   /** A builder for an auditor of {@code collection} (any document class). */
@@ -173,7 +187,51 @@ public final class VersionAuditor {
       return FixOutcome.CHANGED_CONCURRENTLY;
     }
     // The filter pinned a non-int64 type and we set an int64, so a real change always modifies.
-    return result.getModifiedCount() == 0 ? FixOutcome.NOT_APPLIED_BY_SERVER : FixOutcome.FIXED;
+    if (result.getModifiedCount() > 0) {
+      return FixOutcome.FIXED;
+    }
+    if (finding.problem() != VersionProblem.INT32
+        && finding.problem() != VersionProblem.INTEGRAL_DOUBLE) {
+      return FixOutcome.NOT_APPLIED_BY_SERVER;
+    }
+    try {
+      return convertByReplacing(finding);
+    } catch (MongoException e) {
+      throw new VersionAuditException("version fix (replace) of " + namespace + " failed on _id "
+          + finding.idText() + (documentsRead >= 0 ? " after reading " + documentsRead
+          + " documents" : "") + ": " + e.getMessage(), namespace, Math.max(documentsRead, 0), e);
+    }
+  }
+
+  /** The replace path of the class doc, for a server whose $set kept the number's type. */
+  private FixOutcome convertByReplacing(VersionFinding finding) {
+    BsonDocument byId = new BsonDocument("_id", finding.id());
+    BsonDocument current = collection.find(byId).first();
+    BsonValue version = current == null ? null : current.get(versionField);
+    if (version == null || !version.equals(finding.value().orElse(null))) {
+      return FixOutcome.CHANGED_CONCURRENTLY;
+    }
+    beforeReplace.accept(finding.id());
+    Optional<BsonDocument> unchanged =
+        UnchangedDocumentFilter.of(current, versionField, finding.unchangedCondition());
+    if (unchanged.isEmpty()) {
+      return FixOutcome.NOT_APPLIED_BY_SERVER;
+    }
+    BsonDocument replacement = current.clone();
+    replacement.put(versionField, finding.repairedValue());
+    UpdateResult result = collection.replaceOne(unchanged.get(), replacement);
+    if (result.getMatchedCount() == 0) {
+      return FixOutcome.CHANGED_CONCURRENTLY;
+    }
+    if (result.getModifiedCount() > 0) {
+      return FixOutcome.FIXED;
+    }
+    // mongo-java-server stores the replacement as given but counts "modified" by comparing
+    // numbers by value, so read the type back: an int64 there is our conversion (a writer's
+    // $inc keeps an int32 an int32 and turns our int64 into a larger int64).
+    BsonDocument after = collection.find(byId).projection(Projections.include(versionField)).first();
+    return after != null && after.get(versionField) instanceof BsonInt64
+        ? FixOutcome.FIXED : FixOutcome.NOT_APPLIED_BY_SERVER;
   }
 
   private void scan(AuditReport.Tally tally, Consumer<VersionFinding> each) {
@@ -200,6 +258,7 @@ public final class VersionAuditor {
     private final MongoCollection<?> collection;
     private String versionField = DEFAULT_VERSION_FIELD;
     private int sampleLimit = DEFAULT_SAMPLE_LIMIT;
+    private Consumer<BsonValue> beforeReplace = id -> { };
 
     private Builder(MongoCollection<?> collection) {
       this.collection = Objects.requireNonNull(collection, "collection must not be null");
@@ -214,6 +273,12 @@ public final class VersionAuditor {
     /** How many findings of each kind a report keeps for display (default 20; 0 keeps none). */
     public Builder sampleLimit(int limit) {
       this.sampleLimit = Checks.atLeast("sampleLimit", limit, 0);
+      return this;
+    }
+
+    /** Test seam: {@code hook} runs between the replace path's read and its replace. */
+    Builder beforeReplace(Consumer<BsonValue> hook) {
+      this.beforeReplace = Objects.requireNonNull(hook, "hook");
       return this;
     }
 

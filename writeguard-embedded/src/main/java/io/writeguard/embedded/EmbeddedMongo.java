@@ -11,6 +11,8 @@ import java.net.InetSocketAddress;
  * copy taken under the collection's lock, so no reply can show a half-applied update (see
  * {@link SnapshotMemoryCollection}). What the server cannot do at all (transactions, pipeline
  * updates, TTL expiry, validators, partial indexes) is listed in {@code docs/embedded.md}.
+ * It reports MongoDB 5.0 with wire version 13 ({@link ReportedVersion}), so current mongosh and
+ * pymongo connect, and no session support, so drivers never start a transaction on it.
  *
  * <p>Thread-safe; {@link #close()} stops the server and drops its data.
  */
@@ -41,7 +43,7 @@ public final class EmbeddedMongo implements AutoCloseable {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
     }
-    MongoServer server = new MongoServer(new SnapshotMemoryBackend());
+    MongoServer server = new MongoServer(new SnapshotMemoryBackend().version(ReportedVersion.MONGO_5_0));
     try {
       server.bind(HOST, port);
     } catch (Exception e) { // netty rethrows the checked BindException undeclared

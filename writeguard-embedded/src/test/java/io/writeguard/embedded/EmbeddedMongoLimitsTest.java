@@ -22,6 +22,8 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.ValidationOptions;
+import com.mongodb.connection.ClusterDescription;
+import com.mongodb.connection.ClusterType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +53,32 @@ class EmbeddedMongoLimitsTest {
   static void stopServer() {
     client.close();
     mongo.close();
+  }
+
+  @Test
+  void reportsMongoDb50WithWireVersion13ButNoSessionSupport() {
+    Document isMaster = db.runCommand(new Document("isMaster", 1));
+    assertThat(isMaster.getInteger("maxWireVersion")).isEqualTo(13);
+    // No logicalSessionTimeoutMinutes, no setName: a standalone server without sessions, which
+    // is what keeps the driver (and TransactionRunner) from ever starting a transaction here.
+    assertThat(isMaster).doesNotContainKeys("logicalSessionTimeoutMinutes", "setName", "msg");
+    assertThat(db.runCommand(new Document("buildInfo", 1)).getString("version"))
+        .isEqualTo("5.0.0");
+    ClusterDescription cluster = client.getClusterDescription();
+    assertThat(cluster.getType()).isEqualTo(ClusterType.STANDALONE);
+    assertThat(cluster.getLogicalSessionTimeoutMinutes()).isNull();
+    assertThat(cluster.getServerDescriptions())
+        .singleElement()
+        .satisfies(s -> assertThat(s.getMaxWireVersion()).isEqualTo(13));
+  }
+
+  @Test
+  void theHelloCommandIsUnknownSoClientsMustHandshakeWithIsMaster() {
+    // Clients use the legacy isMaster handshake unless the reply says helloOk (it does not) or
+    // a stable API version is declared; a client that declares one cannot connect.
+    assertThatThrownBy(() -> db.runCommand(new Document("hello", 1)))
+        .isInstanceOfSatisfying(
+            MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(59));
   }
 
   @Test

@@ -37,6 +37,9 @@ import org.bson.types.ObjectId;
  * GET  /metrics                                   200 Prometheus text
  * </pre>
  *
+ * <p>Any other GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS on one of these paths gets 405
+ * with {@code Allow} ({@link #methodNotAllowed}); a path none of them matches gets 404.
+ *
  * <p>Every route is wrapped by {@link #route}: it admits the request through the
  * {@link InFlightGate} (503 once shutdown began), turns any exception into the
  * {@link ErrorMapper}'s answer, writes and flushes the answer itself before the request counts
@@ -196,6 +199,16 @@ public final class ReadInfoApi {
         metrics.recordRequest(ctx.method().name(), template, ctx.statusCode(), elapsed(start));
       }
     };
+  }
+
+  /**
+   * 405 for a method the route does not serve, with {@code Allow} (RFC 9110 requires it) and the
+   * usual JSON error. Nothing is authenticated, read or written.
+   */
+  void methodNotAllowed(Context ctx, String allow) {
+    ctx.header("Allow", allow);
+    respondError(ctx, new ErrorResponse(405,
+        "method " + ctx.method().name() + " not allowed here; allowed: " + allow, null, null));
   }
 
   /** Answers a request that matched no route (or a Javalin-level refusal) in our error shape. */

@@ -1,7 +1,10 @@
 package io.writeguard.app.serve;
 
 import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import io.javalin.router.Endpoint;
 import io.writeguard.Ticker;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +30,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReadInfoServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ReadInfoServer.class);
+  /** The methods a known route refuses with 405 when it does not serve them. */
+  private static final List<HandlerType> REFUSABLE = List.of(HandlerType.GET, HandlerType.HEAD,
+      HandlerType.POST, HandlerType.PUT, HandlerType.PATCH, HandlerType.DELETE,
+      HandlerType.OPTIONS);
 
   private final Javalin app;
   private final InFlightGate gate;
@@ -65,11 +72,18 @@ public final class ReadInfoServer implements AutoCloseable {
       cfg.routes.get("/docs/{id}", api.route("/docs/{id}", api::getDocument));
       String mark = "/docs/{id}/infos/{key}/{skey}/{i}/read";
       cfg.routes.post(mark, api.route(mark, api::markRead));
-      cfg.routes.post("/docs/<rest>", api.route("/docs/<rest>", api::unmatchedMark));
       cfg.routes.get("/health", api.route("/health", api::health));
       cfg.routes.get("/health/ready", api.route("/health/ready", api::health));
       cfg.routes.get("/health/live", api.route("/health/live", api::live));
       cfg.routes.get("/metrics", api.route("/metrics", api::metrics));
+      // Before the POST catch-all below: Javalin takes the first route that matches.
+      refuseOtherMethods(cfg.routes, api, "/docs", HandlerType.POST);
+      refuseOtherMethods(cfg.routes, api, "/docs/{id}", HandlerType.GET);
+      refuseOtherMethods(cfg.routes, api, mark, HandlerType.POST);
+      for (String get : List.of("/health", "/health/ready", "/health/live", "/metrics")) {
+        refuseOtherMethods(cfg.routes, api, get, HandlerType.GET);
+      }
+      cfg.routes.post("/docs/<rest>", api.route("/docs/<rest>", api::unmatchedMark));
       cfg.routes.exception(HttpResponseException.class,
           (e, ctx) -> api.unmatched(ctx, e.getStatus(), Shown.value(e.getMessage())));
       cfg.routes.exception(Exception.class, (e, ctx) -> {
@@ -85,6 +99,24 @@ public final class ReadInfoServer implements AutoCloseable {
           + ": " + rootMessage(e), e);
     }
     return new ReadInfoServer(app, gate, config);
+  }
+
+  /**
+   * Makes every other common method on {@code template} answer 405 with an {@code Allow}
+   * header. Javalin answers HEAD for a GET route by itself, so a GET route allows HEAD too.
+   * TRACE and CONNECT are left to Jetty (404).
+   */
+  private static void refuseOtherMethods(
+      RoutesConfig routes, ReadInfoApi api, String template, HandlerType allowed) {
+    boolean get = allowed.equals(HandlerType.GET);
+    String allow = get ? "GET, HEAD" : allowed.name();
+    for (HandlerType method : REFUSABLE) {
+      if (method.equals(allowed) || (get && method.equals(HandlerType.HEAD))) {
+        continue;
+      }
+      routes.addEndpoint(new Endpoint(method, template,
+          api.route(template, ctx -> api.methodNotAllowed(ctx, allow))));
+    }
   }
 
   /** The port bound (the chosen one when the config said 0). */

@@ -167,8 +167,10 @@ public final class ServeCommand implements Callable<Integer> {
       closeQuietly(redisLocks);
       closeQuietly(mongoLocks);
       target.close();
+      metrics.close();
       throw e;
     }
+    server.onClose(metrics); // closed last: resources close in reverse order
     server.onClose(target);
     server.onClose(mongoLocks);
     server.onClose(redisLocks);

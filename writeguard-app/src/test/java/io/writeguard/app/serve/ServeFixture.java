@@ -74,6 +74,7 @@ final class ServeFixture implements AutoCloseable {
     }
     server = ReadInfoServer.start(config, new ReadInfoService(docs, strategies, "atomic"),
         auth, metrics);
+    server.onClose(metrics);
     server.onClose(mongoLocks);
     server.onClose(redisLocks);
   }

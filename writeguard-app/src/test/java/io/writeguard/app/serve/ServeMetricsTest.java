@@ -10,12 +10,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** {@code GET /metrics} is valid Prometheus text and carries the writeguard_ meters. */
+/**
+ * {@code GET /metrics} is valid Prometheus text and carries the writeguard_ meters, the JVM and
+ * process meters, a HELP text for every family and a latency histogram for HTTP requests.
+ */
 class ServeMetricsTest {
   private static final String NAME = "[a-zA-Z_:][a-zA-Z0-9_:]*";
   private static final String VALUE = "(?:[-+]?(?:[0-9]*\\.?[0-9]+(?:[eE][-+]?[0-9]+)?|NaN|Inf))";
   private static final String LABEL = "[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\\\\n]|\\\\[\\\\\"n])*\"";
-  private static final Pattern HELP = Pattern.compile("# HELP (" + NAME + ") .*");
+  private static final Pattern HELP = Pattern.compile("# HELP (" + NAME + ") ?(.*)");
   private static final Pattern TYPE =
       Pattern.compile("# TYPE (" + NAME + ") (counter|gauge|histogram|summary|untyped)");
   private static final Pattern SAMPLE = Pattern.compile(
@@ -37,10 +40,13 @@ class ServeMetricsTest {
     }
 
     Set<String> typed = new HashSet<>();
+    Set<String> helped = new HashSet<>();
     Set<String> families = new HashSet<>();
     for (String line : body.split("\n")) {
       Matcher m;
       if ((m = HELP.matcher(line)).matches()) {
+        assertThat(m.group(2)).as("HELP text of %s", m.group(1)).isNotBlank();
+        helped.add(m.group(1));
         continue;
       }
       if ((m = TYPE.matcher(line)).matches()) {
@@ -55,13 +61,40 @@ class ServeMetricsTest {
       assertThat(family).as("sample %s follows its TYPE line", name).isNotNull();
       families.add(name);
     }
+    assertThat(helped).as("every family has a HELP line").containsAll(typed);
     assertThat(families).contains(
         "writeguard_update_attempts_total",
         "writeguard_update_latency_seconds_count",
         "writeguard_lock_wait_seconds_count",
         "writeguard_conflict_ratio",
-        "writeguard_http_requests_seconds_count");
+        "writeguard_http_requests_seconds_count",
+        "writeguard_http_requests_seconds_bucket");
+    assertThat(families).as("JVM and process meters").contains(
+        "jvm_memory_used_bytes",
+        "jvm_buffer_count_buffers",
+        "jvm_gc_memory_allocated_bytes_total",
+        "jvm_threads_live_threads",
+        "jvm_classes_loaded_classes",
+        "system_cpu_count",
+        "process_cpu_usage",
+        "process_uptime_seconds",
+        "process_start_time_seconds",
+        "process_files_max_files",
+        "process_files_open_files");
+    assertThat(body.lines().filter(l -> l.startsWith("writeguard_http_requests_seconds_bucket{")
+            && l.contains("route=\"/docs/{id}/infos/{key}/{skey}/{i}/read\"")))
+        .as("a histogram (several buckets, up to +Inf) for the mark route")
+        .hasSizeGreaterThan(10)
+        .anySatisfy(l -> assertThat(l).contains("le=\"+Inf\""));
     assertThat(body).contains("route=\"/docs/{id}/infos/{key}/{skey}/{i}/read\"")
         .contains("status=\"404\"").contains("strategy=\"mongo-lock\"");
+  }
+
+  @Test
+  void stoppingTheServerClosesTheMetrics() {
+    ServeFixture serve = new ServeFixture("ServeMetricsClose");
+    assertThat(serve.metrics.isClosed()).isFalse();
+    serve.close();
+    assertThat(serve.metrics.isClosed()).isTrue();
   }
 }
