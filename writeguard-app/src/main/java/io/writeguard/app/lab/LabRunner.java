@@ -4,7 +4,21 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.writeguard.Ticker;
+import io.writeguard.WriteGuardException;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.app.lab.ClientLoop.ServerGone;
+import io.writeguard.app.lab.LabPlan.LabSettings;
+import io.writeguard.app.lab.LabPlan.LabStep;
+import io.writeguard.app.lab.LabPlan.LabStrategy;
+import io.writeguard.app.lab.LabReport.LatencyMs;
+import io.writeguard.app.lab.LabReport.ServerInfo;
+import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.Scenario.BalanceScenario;
+import io.writeguard.app.lab.Scenario.ScenarioRun;
+import io.writeguard.app.lab.Scenario.Verification;
+import io.writeguard.app.lab.Strategy.LabServices;
+import io.writeguard.app.lab.Strategy.StrategyContext;
+import io.writeguard.app.lab.StrategyStats.RoundMedians;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import java.io.PrintWriter;
@@ -14,6 +28,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.bson.Document;
 
@@ -310,6 +325,71 @@ public final class LabRunner {
       coll.drop();
     } catch (RuntimeException e) {
       // The result is measured and counted already; a leftover collection is harmless.
+    }
+  }
+
+  /**
+   * Shared by the clients of one run: when to stop, and the failure that stopped it early.
+   * Thread-safe.
+   */
+  static final class RunControl {
+    private final long durationNanos;
+    private volatile long deadlineNanos;
+    private volatile boolean stopped;
+    private final AtomicReference<Throwable> fatal = new AtomicReference<>();
+
+    private RunControl(long durationNanos) {
+      this.durationNanos = durationNanos;
+    }
+
+    /** Clients stop {@code durationNanos} after {@link #begin}. */
+    static RunControl timed(long durationNanos) {
+      return new RunControl(durationNanos);
+    }
+
+    /** Clients stop when their own quota is done. */
+    static RunControl byQuota() {
+      return new RunControl(0);
+    }
+
+    /** Starts the clock; called once, before the clients are let go. */
+    void begin(long nowNanos) {
+      deadlineNanos = nowNanos + durationNanos;
+    }
+
+    /** True while a client with {@code remaining} quota left should start another operation. */
+    boolean goOn(long nowNanos, long remaining) {
+      if (stopped) {
+        return false;
+      }
+      return durationNanos > 0 ? nowNanos - deadlineNanos < 0 : remaining > 0;
+    }
+
+    /** Stops every client because of {@code error}; the first error wins. */
+    void fail(Throwable error) {
+      fatal.compareAndSet(null, error);
+      stopped = true;
+    }
+
+    void stop() {
+      stopped = true;
+    }
+
+    Throwable fatal() {
+      return fatal.get();
+    }
+  }
+
+  /**
+   * The lab stopped before it could measure a strategy to the end: the database stopped
+   * answering, the documents could not be read back, or the clients stalled. No result is
+   * reported for the strategy that was running.
+   */
+  public static final class LabAbortedException extends WriteGuardException {
+    private static final long serialVersionUID = 1L;
+
+    public LabAbortedException(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 }

@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.writeguard.app.lab.BalanceSettings;
+import io.writeguard.app.lab.LabPlan.BalanceSettings;
 import io.writeguard.app.lab.LabReport;
-import io.writeguard.app.lab.LatencyMs;
-import io.writeguard.app.lab.ServerInfo;
-import io.writeguard.app.lab.StrategyResult;
-import io.writeguard.app.lab.SweepPoint;
+import io.writeguard.app.lab.LabReport.LatencyMs;
+import io.writeguard.app.lab.LabReport.ServerInfo;
+import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.LabReport.SweepPoint;
+import io.writeguard.app.lab.report.HtmlReport.ChartJs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

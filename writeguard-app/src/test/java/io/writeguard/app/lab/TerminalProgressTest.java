@@ -1,10 +1,11 @@
-package io.writeguard.app.lab.report;
+package io.writeguard.app.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.writeguard.app.lab.LabStep;
-import io.writeguard.app.lab.LatencyMs;
-import io.writeguard.app.lab.StrategyResult;
+import io.writeguard.app.lab.LabPlan.LabStep;
+import io.writeguard.app.lab.LabProgress.TerminalProgress;
+import io.writeguard.app.lab.LabReport.LatencyMs;
+import io.writeguard.app.lab.LabReport.StrategyResult;
 import io.writeguard.testing.FakeTime;
 import java.io.PrintWriter;
 import java.io.StringWriter;
