@@ -21,9 +21,10 @@ import org.HdrHistogram.Histogram;
  * timing each acknowledged one. After a backend error (a MongoDB, Redis or lock-server
  * failure that does not end the run) it backs off before its next operation, full jitter from
  * 1 ms doubling to 100 ms while the errors go on, so a failing backend is not hammered with
- * tens of thousands of operations a second; a success resets the backoff. Runs on its own thread; its counters are read by the runner
- * only after the thread ended, except {@link #completed()}, which is published for the
- * runner's stall watch.
+ * tens of thousands of operations a second; a success resets the backoff; a backend that
+ * stopped answering ({@link ServerGone}) ends the run instead. Runs on its own thread; its
+ * counters are read by the runner only after the thread ended, except {@link #completed()},
+ * which is published for the runner's stall watch.
  */
 final class ClientLoop<O> implements Runnable {
   private final ClientWorkload<O> workload;

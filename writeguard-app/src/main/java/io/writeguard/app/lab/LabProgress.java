@@ -10,6 +10,10 @@ import java.util.Objects;
 /**
  * Hears how a lab run is going, for a display. Called from the runner's thread only, so
  * implementations need not be thread-safe.
+ *
+ * <p>Two displays: {@link PlainProgress}, one line per finished round (logs, pipes, CI), and
+ * {@link TerminalProgress}, a live line rewritten in place. Both say which strategy of how
+ * many and which round is running, and about how long the whole run has left.
  */
 public interface LabProgress {
 
@@ -38,7 +42,7 @@ public interface LabProgress {
   /**
    * The line printed when a strategy finishes: {@code lab: atomic       done in 10.0 s: 1,234
    * acknowledged, 0 lost, 0 errors}, with {@code (16 clients, round 2/3)} where that says
-   * something.
+   * something, and {@code -- strategy 2 of 7, about 1m05s left} where the step knows it.
    */
   static String summary(LabStep step, StrategyResult result, boolean showClients) {
     return PlainProgress.line(step, result, showClients);
@@ -80,7 +84,13 @@ public interface LabProgress {
       return String.format(Locale.ROOT,
           "lab: %-12s done in %.1f s: %,d acknowledged, %,d lost, %,d errors%s",
           r.strategy(), r.elapsedS(), r.acknowledged(), r.lostUpdates(), r.errors(),
-          where.isEmpty() ? "" : " (" + where + ")");
+          where.isEmpty() ? "" : " (" + where + ")") + place(step);
+    }
+
+    /** {@code  -- strategy 2 of 7, about 1m05s left}, or "" when the step does not know. */
+    static String place(LabStep step) {
+      String place = step.placeInRun();
+      return place.isEmpty() ? "" : " -- " + place;
     }
 
     /** {@code 16 clients, round 2/3}, or the part of it that says something. */
@@ -139,7 +149,7 @@ public interface LabProgress {
       String where = where(step);
       draw(String.format(Locale.ROOT, "lab: %-12s %s%s %5.1f s %,12d ops %,10.0f ops/s",
           step.strategy(), phase, where.isEmpty() ? "" : " (" + where + ")", seconds, completed,
-          seconds > 0 ? completed / seconds : 0.0));
+          seconds > 0 ? completed / seconds : 0.0) + PlainProgress.place(step));
     }
 
     @Override

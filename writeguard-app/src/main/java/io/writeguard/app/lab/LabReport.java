@@ -7,9 +7,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.writeguard.app.lab.LabPlan.BalanceSettings;
 import io.writeguard.app.lab.Scenario.Verification;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,6 +23,9 @@ import java.util.Optional;
  * <p>A sweep over several client counts keeps the single-run shape for its last (usually
  * largest) count, {@code clients} and {@code results}, and adds {@code sweep}: one
  * {@link SweepPoint} per count, in the order given. A single run has no {@code sweep}.
+ *
+ * <p>This file holds the whole result format: {@link ServerInfo}, {@link SweepPoint},
+ * {@link StrategyResult} and its {@link LatencyMs}.
  *
  * @param durationS seconds each strategy was measured for, or null when {@code ops} was set
  * @param ops operations per strategy when {@code --ops} was given, else null
@@ -191,6 +196,29 @@ public record LabReport(
     /** A numeric figure, or {@code missing} when the result has none by that name. */
     public long figure(String name, long missing) {
       return figures.get(name) instanceof Number n ? n.longValue() : missing;
+    }
+
+    /**
+     * What makes this result no result: {@code LOST 2,294} when acknowledged updates are
+     * missing, {@code LOCK VIOL. 3} when an exclusive lock let two writers in,
+     * {@code VIOLATIONS 1} when an invariant broke (comma-separated when several), or "" for
+     * a clean result. The table, the closing note and the HTML page mark such a strategy with
+     * it, so a fast strategy that lost updates never reads as a winner.
+     */
+    @JsonIgnore
+    public String flags() {
+      List<String> flags = new ArrayList<>();
+      if (lostUpdates > 0) {
+        flags.add(String.format(Locale.ROOT, "LOST %,d", lostUpdates));
+      }
+      if (lockViolations > 0) {
+        flags.add(String.format(Locale.ROOT, "LOCK VIOL. %,d", lockViolations));
+      }
+      long violations = figure(Verification.VIOLATIONS, 0);
+      if (violations > 0) {
+        flags.add(String.format(Locale.ROOT, "VIOLATIONS %,d", violations));
+      }
+      return String.join(", ", flags);
     }
   }
 

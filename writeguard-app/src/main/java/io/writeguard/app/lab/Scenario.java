@@ -19,6 +19,12 @@ import org.bson.Document;
  * strategies registered for a scenario apply operations of that type. Implementations are
  * stateless and thread-safe; all per-run state lives in the {@link ScenarioRun} that
  * {@link #start} returns.
+ *
+ * <p>This file holds the whole contract of a scenario: its {@link ScenarioSettings}, its
+ * {@link ScenarioRun} (one strategy's documents and clients), a client's
+ * {@link ClientWorkload}, and the {@link Verification} that counts, at the end, what the
+ * documents hold. The scenarios that ship live in the sub-packages {@code readinfo},
+ * {@code counter} and {@code transfer}, one or a few files each.
  */
 public interface Scenario<O> {
 

@@ -16,6 +16,11 @@ import org.bson.Document;
  * One way of applying a scenario's operations to MongoDB (naive, atomic operator, optimistic
  * versioned update, a lock, ...). Created per run by a {@link StrategyFactory}; one instance
  * is shared by all clients of the run, so implementations must be thread-safe.
+ *
+ * <p>This file holds the whole contract of a strategy: the {@link StrategyFactory} that makes
+ * one per run, the {@link StrategyContext} it gets (collection, listener, clock, client,
+ * {@link LabServices}), and the {@link LabOperationException} it throws for an operation
+ * that was not acknowledged.
  */
 @FunctionalInterface
 public interface Strategy<O> extends AutoCloseable {

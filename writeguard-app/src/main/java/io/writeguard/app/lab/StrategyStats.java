@@ -20,6 +20,9 @@ import org.HdrHistogram.Histogram;
  * failures, lock waits (a histogram of acquired waits, and timeouts) and fenced rejections.
  * Thread-safe and cheap (one {@link LongAdder} increment or one wait-free histogram record per
  * event), since every client of the run reports to the same instance.
+ *
+ * <p>With {@link RoundMedians} below, this file is how the lab measures: what one round of a
+ * strategy counts, and how its rounds fold into the one result the table shows.
  */
 public final class StrategyStats implements WriteGuardListener {
   private final LongAdder attempts = new LongAdder();

@@ -100,7 +100,7 @@ class LabCommandTest {
   void aFullRunPrintsTheTableWritesTheJsonAndExitsZeroWhenOnlyNaiveLoses() throws Exception {
     Path json = dir.resolve("lab.json");
     int status = lab("--mongo-uri", testUri(), "--strategies", "naive,atomic",
-        "--clients", "16", "--docs", "1", "--ops", "1000", "--warmup", "0s",
+        "--clients", "16", "--docs", "1", "--ops", "1000", "--rounds", "1", "--warmup", "0s",
         "--json", json.toString());
 
     assertThat(status).as(err.toString()).isEqualTo(0);

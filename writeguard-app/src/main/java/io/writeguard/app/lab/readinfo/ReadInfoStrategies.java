@@ -176,19 +176,13 @@ final class ReadInfoStrategies {
    *       {@code <run collection>_locks}, dropped when the run ends;
    *   <li>{@code redis-lock}: a {@code RedisLockService} on the lab's Redis client, keys
    *       {@code wg:lab:<run collection>:<_id>} (released ones vanish; the token counter
-   *       {@code wg:lab:} stays), passing its lease on between the lab's clients like the MongoDB
-   *       lock does ({@code handoffBatch(32)});
+   *       {@code wg:lab:} stays), with the service's defaults: like the MongoDB lock, it passes
+   *       its lease on between the lab's waiting clients ({@code handoffBatch} 32 by default);
    *   <li>{@code adaptive}: optimistic, a hot document's marks queue on a {@code LocalLockService}.
    * </ul>
    */
   static final class LockReadInfo {
     static final String REDIS_PREFIX = "wg:lab:";
-    /**
-     * Holders of the lab's process that share one Redis lease in turn, as the MongoDB lease lock
-     * does by default (32): without it every click pays a Redis round trip on top of the
-     * in-process hand-over.
-     */
-    static final int HANDOFF_BATCH = 32;
 
     private LockReadInfo() {}
 
@@ -227,7 +221,6 @@ final class ReadInfoStrategies {
       RedisLockService locks = RedisLockService.builder()
           .client(client)
           .keyPrefix(REDIS_PREFIX)
-          .handoffBatch(HANDOFF_BATCH)
           .listener(context.listener())
           .build();
       try {

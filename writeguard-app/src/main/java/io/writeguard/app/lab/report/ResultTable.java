@@ -15,7 +15,11 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
-/** Renders a lab run as plain text: a header before it runs, an aligned table after. Stateless. */
+/**
+ * Renders a lab run as plain text: a header before it runs, an aligned table after (numbers
+ * right-aligned, "-" where a value does not apply, markers on strategies whose results are no
+ * results), then the scenario's {@link FiguresTable} and the {@link ClosingNote}. Stateless.
+ */
 public final class ResultTable {
   private static final String[] COLUMNS = {"strategy", "acked", "lost", "errors", "ops/s",
       "vs atomic", "p50 ms", "p99 ms", "max ms", "conflicts", "retries"};
@@ -34,9 +38,10 @@ public final class ResultTable {
   /** The same, with the client count written as {@code clients} (e.g. {@code 1,4,16}). */
   public static String header(String scenario, String scenarioDescription, LabSettings s,
       String clients, ServerInfo server, String where) {
+    String per = s.rounds() > 1 ? " per strategy and round" : " per strategy";
     String budget = s.duration() != null
-        ? LabDurations.format(s.duration()) + " per strategy"
-        : String.format(Locale.ROOT, "%,d operations per strategy", s.ops());
+        ? LabDurations.format(s.duration()) + per
+        : String.format(Locale.ROOT, "%,d operations", s.ops()) + per;
     String warm = s.warmup().isZero() ? "no warm-up" : LabDurations.format(s.warmup()) + " warm-up";
     return String.format(Locale.ROOT,
         "writeguard lab: scenario %s (%s)%n"
@@ -47,8 +52,10 @@ public final class ResultTable {
   }
 
   /**
-   * The results, one row per strategy. {@code blind} names strategies that cannot see
-   * conflicts (their conflict column shows "-").
+   * The results, one row per strategy, numbers right-aligned and a missing value shown as
+   * "-". {@code blind} names strategies that cannot see conflicts (their conflict column shows
+   * "-"). A strategy that lost updates or met lock violations carries its
+   * {@link StrategyResult#flags()} next to its name, explained under the table.
    */
   public static String render(LabReport report, Set<String> blind) {
     Optional<StrategyResult> baseline = report.result(BASELINE);
@@ -63,7 +70,7 @@ public final class ResultTable {
           .map(b -> String.format(Locale.ROOT, "%.2fx", r.throughputOpsS() / b.throughputOpsS()))
           .orElse("-");
       rows.add(new String[] {
-          r.strategy(),
+          r.flags().isEmpty() ? r.strategy() : r.strategy() + " [" + r.flags() + "]",
           String.format(Locale.ROOT, "%,d", r.acknowledged()),
           lost,
           String.format(Locale.ROOT, "%,d", r.errors()),
@@ -84,25 +91,36 @@ public final class ResultTable {
                 : String.format(Locale.ROOT, "%,d", r.lockViolations())}));
       }
     }
-    int[] width = new int[rows.get(0).length];
-    for (String[] row : rows) {
-      for (int i = 0; i < row.length; i++) {
-        width[i] = Math.max(width[i], row[i].length());
-      }
-    }
-    StringBuilder out = new StringBuilder();
-    for (String[] row : rows) {
-      for (int i = 0; i < row.length; i++) {
-        String cell = i == 0 ? pad(row[i], width[i], true) : pad(row[i], width[i], false);
-        out.append(i == 0 ? "" : "  ").append(cell);
-      }
-      out.append(System.lineSeparator());
-    }
+    StringBuilder out = new StringBuilder(TextTable.render(rows));
+    out.append(legend(report.results(), blind));
     for (StrategyResult r : report.results()) {
       if (r.errorSample() != null) {
         out.append(String.format(Locale.ROOT, "%s: %,d errors, e.g. %s%n",
             r.strategy(), r.errors(), r.errorSample()));
       }
+    }
+    return out.toString();
+  }
+
+  /** What the markers next to strategy names mean, for the markers shown; "" for none. */
+  static String legend(List<StrategyResult> results, Set<String> blind) {
+    StringBuilder out = new StringBuilder();
+    String nl = System.lineSeparator();
+    List<String> lost = results.stream().filter(r -> r.lostUpdates() > 0)
+        .map(StrategyResult::strategy).toList();
+    if (!lost.isEmpty()) {
+      boolean allExpected = blind.containsAll(lost);
+      out.append("[LOST n]: n acknowledged updates are missing at the end, so the speed of ")
+          .append(String.join(", ", lost)).append(" is no result")
+          .append(allExpected ? " (it is here to show the problem)" : "").append(nl);
+    }
+    if (results.stream().anyMatch(r -> r.lockViolations() > 0)) {
+      out.append("[LOCK VIOL. n]: n conflicts or fenced rejections while holding a lock that"
+          + " should be exclusive").append(nl);
+    }
+    if (results.stream().anyMatch(r -> r.figure(Verification.VIOLATIONS, 0) > 0)) {
+      out.append("[VIOLATIONS n]: an invariant broke n times (e.g. a negative balance)")
+          .append(nl);
     }
     return out.toString();
   }
@@ -115,11 +133,6 @@ public final class ResultTable {
 
   private static String ms(double v) {
     return v >= 100 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2f", v);
-  }
-
-  private static String pad(String s, int width, boolean left) {
-    String fill = " ".repeat(width - s.length());
-    return left ? s + fill : fill + s;
   }
 
   /**
@@ -202,7 +215,8 @@ public final class ResultTable {
       List<String> parts = new ArrayList<>();
       for (StrategyResult r : point.results()) {
         if (!r.strategy().equals(BASELINE)) {
-          parts.add(String.format(Locale.ROOT, "%s %.2fx", r.strategy(), r.throughputOpsS() / atomic));
+          parts.add(String.format(Locale.ROOT, "%s %.2fx", r.strategy(), r.throughputOpsS() / atomic)
+              + (r.flags().isEmpty() ? "" : " [" + r.flags() + "]"));
         }
       }
       return Optional.of(String.format(Locale.ROOT,
