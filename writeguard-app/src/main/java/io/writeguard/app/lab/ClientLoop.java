@@ -1,8 +1,13 @@
 package io.writeguard.app.lab;
 
 import com.mongodb.MongoException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoTimeoutException;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.writeguard.Ticker;
+import io.writeguard.app.lab.LabRunner.RunControl;
+import io.writeguard.app.lab.Scenario.ClientWorkload;
 import io.writeguard.internal.Backoff;
 import io.writeguard.lock.LockBackendException;
 import java.time.Duration;
@@ -16,9 +21,10 @@ import org.HdrHistogram.Histogram;
  * timing each acknowledged one. After a backend error (a MongoDB, Redis or lock-server
  * failure that does not end the run) it backs off before its next operation, full jitter from
  * 1 ms doubling to 100 ms while the errors go on, so a failing backend is not hammered with
- * tens of thousands of operations a second; a success resets the backoff. Runs on its own thread; its counters are read by the runner
- * only after the thread ended, except {@link #completed()}, which is published for the
- * runner's stall watch.
+ * tens of thousands of operations a second; a success resets the backoff; a backend that
+ * stopped answering ({@link ServerGone}) ends the run instead. Runs on its own thread; its
+ * counters are read by the runner only after the thread ended, except {@link #completed()},
+ * which is published for the runner's stall watch.
  */
 final class ClientLoop<O> implements Runnable {
   private final ClientWorkload<O> workload;
@@ -150,5 +156,43 @@ final class ClientLoop<O> implements Runnable {
 
   long completed() {
     return completed;
+  }
+
+  /**
+   * Tells a failure that means "a backend is not answering" from one that concerns a single
+   * operation. The first kind ends the run, the same way whether it happens while a strategy is
+   * set up or while it is measured (exit 3, no result): going on would only time every remaining
+   * operation out, and would make a result out of an outage.
+   *
+   * <ul>
+   *   <li>MongoDB: a driver connectivity failure ({@code MongoSocketException}, read timeouts of a
+   *       stalled server included, or {@code MongoTimeoutException});
+   *   <li>Redis: a Lettuce {@code RedisException} other than an error the server answered with
+   *       ({@code RedisCommandExecutionException}): not connected, connection lost, command
+   *       timed out.
+   * </ul>
+   */
+  static final class ServerGone {
+    private ServerGone() {}
+
+    /** True when {@code error} or one of its causes is a backend connectivity failure. */
+    static boolean is(Throwable error) {
+      return describe(error) != null;
+    }
+
+    /** "MongoDB stopped answering", "Redis stopped answering", or null for another failure. */
+    static String describe(Throwable error) {
+      int depth = 0;
+      for (Throwable t = error; t != null && depth < 32;
+          t = t.getCause() == t ? null : t.getCause(), depth++) {
+        if (t instanceof MongoSocketException || t instanceof MongoTimeoutException) {
+          return "MongoDB stopped answering";
+        }
+        if (t instanceof RedisException && !(t instanceof RedisCommandExecutionException)) {
+          return "Redis stopped answering";
+        }
+      }
+      return null;
+    }
   }
 }

@@ -8,10 +8,23 @@ import io.writeguard.app.cli.MongoTarget;
 import io.writeguard.app.cli.RedisOptions;
 import io.writeguard.app.cli.RedisTarget;
 import io.writeguard.app.cli.UsageException;
-import io.writeguard.app.lab.report.ClosingNote;
-import io.writeguard.app.lab.report.FiguresTable;
+import io.writeguard.app.lab.LabPlan.BalanceSettings;
+import io.writeguard.app.lab.LabPlan.LabRegistry;
+import io.writeguard.app.lab.LabPlan.LabSchedule;
+import io.writeguard.app.lab.LabPlan.LabSettings;
+import io.writeguard.app.lab.LabPlan.LabStrategy;
+import io.writeguard.app.lab.LabProgress.TerminalProgress;
+import io.writeguard.app.lab.LabReport.ServerInfo;
+import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.LabReport.SweepPoint;
+import io.writeguard.app.lab.LabRunner.LabAbortedException;
+import io.writeguard.app.lab.Scenario.BalanceScenario;
+import io.writeguard.app.lab.Scenario.Verification;
+import io.writeguard.app.lab.Strategy.LabServices;
 import io.writeguard.app.lab.report.HtmlReport;
-import io.writeguard.app.lab.report.TerminalProgress;
+import io.writeguard.app.lab.report.ResultTable;
+import io.writeguard.app.lab.report.ResultTable.ClosingNote;
+import io.writeguard.app.lab.report.ResultTable.FiguresTable;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -60,6 +73,13 @@ public final class LabCommand implements Callable<Integer> {
   static final int MAX_DOCS = 1024;
   static final int MAX_ROUNDS = 100;
   static final int MAX_SHARDS = 1000;
+  /**
+   * Interleaved rounds by default: one round is at the mercy of the JIT warming up and of
+   * whatever else the machine does (docs/lab.md, "Measured"). Three rounds of three seconds
+   * keep the default run of seven strategies near a minute and a half on two cores.
+   */
+  static final int DEFAULT_ROUNDS = 3;
+  static final String DEFAULT_DURATION = "3s";
 
   private final LabRegistry registry;
 
@@ -85,17 +105,19 @@ public final class LabCommand implements Callable<Integer> {
           + " several counts (1,4,16,64) sweep: every strategy runs at each.")
   List<Integer> clients;
 
-  @Option(names = "--rounds", paramLabel = "N", defaultValue = "1",
+  @Option(names = "--rounds", paramLabel = "N", defaultValue = "" + DEFAULT_ROUNDS,
       description = "Measured rounds per strategy, interleaved; results are medians"
-          + " (default: ${DEFAULT-VALUE}).")
+          + " (default: ${DEFAULT-VALUE}; one round alone is noisy).")
   int rounds;
 
   @Option(names = "--duration", paramLabel = "TIME",
-      description = "How long each strategy is measured: 500ms, 10s, 2m (default: 10s).")
+      description = "How long each round of a strategy is measured: 500ms, 10s, 2m"
+          + " (default: " + DEFAULT_DURATION + ").")
   String duration;
 
   @Option(names = "--ops", paramLabel = "N",
-      description = "Operations per strategy across all clients, instead of --duration.")
+      description = "Operations per round of a strategy across all clients, instead of"
+          + " --duration.")
   Long ops;
 
   @Option(names = "--docs", paramLabel = "N",
@@ -179,7 +201,9 @@ public final class LabCommand implements Callable<Integer> {
         out.printf("  redis: %s at %s%n", redisTarget.isEmbedded() ? "embedded" : "external",
             redisTarget.displayUri());
       }
-      out.print(extraHeader(plan.scenario(), settings));
+      LabSchedule schedule = new LabSchedule(settings, plan.strategies().size(), counts.size());
+      out.print(extraHeader(plan.scenario(), settings, plan.strategies().size(), counts.size(),
+          schedule));
       out.flush();
       Set<String> blind = plan.strategies().stream()
           .filter(LabStrategy::reproducesLoss).map(LabStrategy::name).collect(Collectors.toSet());
@@ -192,7 +216,7 @@ public final class LabCommand implements Callable<Integer> {
             redisTarget == null ? null : redisTarget.client());
         for (int count : counts) {
           last = new LabRunner(target.client(), labDatabase, settings.withClients(count),
-              progress, services).run(plan, server);
+              progress, services, schedule).run(plan, server);
           points.add(new SweepPoint(count, last.results()));
           out.println();
           if (sweep) {
@@ -279,13 +303,25 @@ public final class LabCommand implements Callable<Integer> {
     return failed;
   }
 
-  private static String extraHeader(Scenario<?> scenario, LabSettings s) {
+  private static String extraHeader(Scenario<?> scenario, LabSettings s, int strategies,
+      int clientCounts, LabSchedule schedule) {
     StringBuilder b = new StringBuilder();
+    String nl = System.lineSeparator();
     if (s.rounds() > 1) {
       b.append("  ").append(s.rounds())
           .append(" interleaved rounds per strategy; speeds are medians, counts are sums")
-          .append(System.lineSeparator());
+          .append(nl);
+    } else {
+      b.append("  note: a single round is noisy (the JIT still warming up, other load on the"
+          + " machine); compare strategies over --rounds 3 or more").append(nl);
     }
+    b.append("  plan: ").append(strategies).append(strategies == 1 ? " strategy" : " strategies")
+        .append(" x ").append(s.rounds()).append(s.rounds() == 1 ? " round" : " rounds")
+        .append(clientCounts > 1 ? " x " + clientCounts + " client counts" : "")
+        .append(" = ").append(schedule.measuredRounds()).append(" measured")
+        .append(schedule.planned().map(d -> ", about " + LabSchedule.format(d.toNanos())
+            + " with warm-ups (plus set-up and counting)").orElse(""))
+        .append(nl);
     if (scenario instanceof BalanceScenario) {
       BalanceSettings bal = s.balances();
       b.append("  every balance starts at ").append(bal.initialBalance())
@@ -336,7 +372,8 @@ public final class LabCommand implements Callable<Integer> {
       }
       base = LabSettings.counted(firstClients, d, seed, ops, warm);
     } else {
-      Duration t = LabDurations.parse("--duration", duration == null ? "10s" : duration, false);
+      Duration t = LabDurations.parse("--duration", duration == null ? DEFAULT_DURATION : duration,
+          false);
       base = LabSettings.timed(firstClients, d, seed, t, warm);
     }
     return base.withRounds(rounds).withBalances(balances);

@@ -1,10 +1,19 @@
 package io.writeguard.app.lab;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.writeguard.app.lab.LabPlan.BalanceSettings;
+import io.writeguard.app.lab.Scenario.Verification;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -14,6 +23,9 @@ import java.util.Optional;
  * <p>A sweep over several client counts keeps the single-run shape for its last (usually
  * largest) count, {@code clients} and {@code results}, and adds {@code sweep}: one
  * {@link SweepPoint} per count, in the order given. A single run has no {@code sweep}.
+ *
+ * <p>This file holds the whole result format: {@link ServerInfo}, {@link SweepPoint},
+ * {@link StrategyResult} and its {@link LatencyMs}.
  *
  * @param durationS seconds each strategy was measured for, or null when {@code ops} was set
  * @param ops operations per strategy when {@code --ops} was given, else null
@@ -66,4 +78,153 @@ public record LabReport(
     return new LabReport(scenario, server, last.clients(), docs, durationS, ops, warmupS, seed,
         last.results(), rounds, balances, points.size() > 1 ? points : null);
   }
+
+  /**
+   * The results of every strategy at one client count of a sweep ({@code --clients 1,4,16}).
+   * Immutable.
+   */
+  @JsonPropertyOrder({"clients", "results"})
+  public record SweepPoint(
+      @JsonProperty("clients") int clients,
+      @JsonProperty("results") List<StrategyResult> results) {
+    public SweepPoint {
+      results = List.copyOf(results);
+    }
+  }
+
+  /**
+   * The server a lab run measured. {@code kind} is {@code embedded} (the in-JVM server) or
+   * {@code external}. Immutable.
+   */
+  public record ServerInfo(@JsonProperty("kind") String kind, @JsonProperty("version") String version) {
+    public static final String EMBEDDED = "embedded";
+    public static final String EXTERNAL = "external";
+
+    public ServerInfo {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(version, "version");
+    }
+  }
+
+  /**
+   * One strategy's measured result, as printed in the table and written to the JSON report.
+   * The JSON names are a published format: later versions add fields, never rename them.
+   * Immutable.
+   *
+   * @param strategy the strategy's name
+   * @param acknowledged operations the server acknowledged
+   * @param lostUpdates {@code expected - visible}: acknowledged effects missing at the end
+   * @param errors operations that were not acknowledged (failed, retries exhausted, ...)
+   * @param throughputOpsS acknowledged operations per second of the measured run
+   * @param latencyMs latency of acknowledged operations, retries included
+   * @param conflictRatio conflicts per attempt (0 for strategies that never see a conflict)
+   * @param retries attempts that were repeated after a conflict or a retryable error
+   * @param attempts attempts made (one per operation for strategies that never retry)
+   * @param conflicts attempts that found the document changed under them
+   * @param expected what must be visible at the end (scenario-specific, e.g. distinct marks)
+   * @param visible how much of {@code expected} is visible at the end
+   * @param elapsedS measured wall time in seconds
+   * @param errorSample the message of one error, or null when there were none
+   * @param lockWaitMs how long operations waited for locks they got, or null for strategies that
+   *     took no lock
+   * @param lockTimeouts lock waits that ran out (each also an error)
+   * @param fencedRejections writes MongoDB refused because a newer lock holder had written
+   * @param lockViolations for a strategy that holds an exclusive lock around each operation:
+   *     conflicts and fenced rejections it met while holding it, each a sign that the lock (or
+   *     its fence) let two writers in at once; any fails the run. 0 for other strategies
+   * @param figures scenario-specific figures ({@link Verification#figures()}) and, over several
+   *     rounds, the per-round values; written as further fields of the result after the ones
+   *     above
+   */
+  @JsonPropertyOrder({"strategy", "acknowledged", "lost_updates", "errors", "throughput_ops_s",
+      "latency_ms", "conflict_ratio", "retries", "attempts", "conflicts", "expected", "visible",
+      "elapsed_s", "error_sample", "lock_wait_ms", "lock_timeouts", "fenced_rejections",
+      "lock_violations"})
+  public record StrategyResult(
+      @JsonProperty("strategy") String strategy,
+      @JsonProperty("acknowledged") long acknowledged,
+      @JsonProperty("lost_updates") long lostUpdates,
+      @JsonProperty("errors") long errors,
+      @JsonProperty("throughput_ops_s") double throughputOpsS,
+      @JsonProperty("latency_ms") LatencyMs latencyMs,
+      @JsonProperty("conflict_ratio") double conflictRatio,
+      @JsonProperty("retries") long retries,
+      @JsonProperty("attempts") long attempts,
+      @JsonProperty("conflicts") long conflicts,
+      @JsonProperty("expected") long expected,
+      @JsonProperty("visible") long visible,
+      @JsonProperty("elapsed_s") double elapsedS,
+      @JsonProperty("error_sample") String errorSample,
+      @JsonProperty("lock_wait_ms") LatencyMs lockWaitMs,
+      @JsonProperty("lock_timeouts") long lockTimeouts,
+      @JsonProperty("fenced_rejections") long fencedRejections,
+      @JsonProperty("lock_violations") long lockViolations,
+      @JsonIgnore Map<String, Object> figures) {
+
+    public StrategyResult {
+      figures = Collections.unmodifiableMap(
+          new LinkedHashMap<>(Objects.requireNonNull(figures, "figures")));
+    }
+
+    /** A result without lock violations. */
+    public StrategyResult(String strategy, long acknowledged, long lostUpdates, long errors,
+        double throughputOpsS, LatencyMs latencyMs, double conflictRatio, long retries,
+        long attempts, long conflicts, long expected, long visible, double elapsedS,
+        String errorSample, LatencyMs lockWaitMs, long lockTimeouts, long fencedRejections,
+        Map<String, Object> figures) {
+      this(strategy, acknowledged, lostUpdates, errors, throughputOpsS, latencyMs, conflictRatio,
+          retries, attempts, conflicts, expected, visible, elapsedS, errorSample, lockWaitMs,
+          lockTimeouts, fencedRejections, 0, figures);
+    }
+
+    /** A result of a strategy that took no lock, without scenario-specific figures. */
+    public StrategyResult(String strategy, long acknowledged, long lostUpdates, long errors,
+        double throughputOpsS, LatencyMs latencyMs, double conflictRatio, long retries,
+        long attempts, long conflicts, long expected, long visible, double elapsedS,
+        String errorSample) {
+      this(strategy, acknowledged, lostUpdates, errors, throughputOpsS, latencyMs, conflictRatio,
+          retries, attempts, conflicts, expected, visible, elapsedS, errorSample, null, 0, 0, 0,
+          Map.of());
+    }
+
+    /** The figures as JSON fields of the result itself. */
+    @JsonAnyGetter
+    Map<String, Object> jsonFigures() {
+      return figures;
+    }
+
+    /** A numeric figure, or {@code missing} when the result has none by that name. */
+    public long figure(String name, long missing) {
+      return figures.get(name) instanceof Number n ? n.longValue() : missing;
+    }
+
+    /**
+     * What makes this result no result: {@code LOST 2,294} when acknowledged updates are
+     * missing, {@code LOCK VIOL. 3} when an exclusive lock let two writers in,
+     * {@code VIOLATIONS 1} when an invariant broke (comma-separated when several), or "" for
+     * a clean result. The table, the closing note and the HTML page mark such a strategy with
+     * it, so a fast strategy that lost updates never reads as a winner.
+     */
+    @JsonIgnore
+    public String flags() {
+      List<String> flags = new ArrayList<>();
+      if (lostUpdates > 0) {
+        flags.add(String.format(Locale.ROOT, "LOST %,d", lostUpdates));
+      }
+      if (lockViolations > 0) {
+        flags.add(String.format(Locale.ROOT, "LOCK VIOL. %,d", lockViolations));
+      }
+      long violations = figure(Verification.VIOLATIONS, 0);
+      if (violations > 0) {
+        flags.add(String.format(Locale.ROOT, "VIOLATIONS %,d", violations));
+      }
+      return String.join(", ", flags);
+    }
+  }
+
+  /** Latency percentiles of acknowledged operations, in milliseconds. Immutable. */
+  public record LatencyMs(
+      @JsonProperty("p50") double p50,
+      @JsonProperty("p99") double p99,
+      @JsonProperty("max") double max) {}
 }

@@ -4,7 +4,22 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.writeguard.Ticker;
+import io.writeguard.WriteGuardException;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.app.lab.ClientLoop.ServerGone;
+import io.writeguard.app.lab.LabPlan.LabSchedule;
+import io.writeguard.app.lab.LabPlan.LabSettings;
+import io.writeguard.app.lab.LabPlan.LabStep;
+import io.writeguard.app.lab.LabPlan.LabStrategy;
+import io.writeguard.app.lab.LabReport.LatencyMs;
+import io.writeguard.app.lab.LabReport.ServerInfo;
+import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.Scenario.BalanceScenario;
+import io.writeguard.app.lab.Scenario.ScenarioRun;
+import io.writeguard.app.lab.Scenario.Verification;
+import io.writeguard.app.lab.Strategy.LabServices;
+import io.writeguard.app.lab.Strategy.StrategyContext;
+import io.writeguard.app.lab.StrategyStats.RoundMedians;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import java.io.PrintWriter;
@@ -14,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.bson.Document;
 
@@ -36,10 +52,15 @@ import org.bson.Document;
  * <p>A run that cannot be measured to the end (the database stops answering, the documents
  * cannot be read back, the clients stall) ends with {@link LabAbortedException}; no result is
  * made up for it. Not thread-safe: one run at a time.
+ *
+ * <p>The clients themselves are {@link ClientLoop}s; what one round counts is a
+ * {@link StrategyStats}, and its result a {@link LabReport.StrategyResult}.
  */
 public final class LabRunner {
   /** The database the lab creates its collections in (and drops them from). */
   public static final String DATABASE = "writeguard_lab";
+  private static final String WARMING_UP = "warming up";
+  private static final String MEASURING = "measuring";
 
   private final MongoDatabase database;
   private final LabSettings settings;
@@ -48,6 +69,8 @@ public final class LabRunner {
   private final Ticker ticker;
   private final Duration stallTimeout;
   private final LabServices services;
+  /** The whole run's phases when this runner measures one point of a sweep, else null. */
+  private final LabSchedule sharedSchedule;
   private final String runTag = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
 
   /**
@@ -66,11 +89,28 @@ public final class LabRunner {
    */
   public LabRunner(MongoClient client, MongoDatabase database, LabSettings settings,
       LabProgress progress, LabServices services) {
-    this(client, database, settings, progress, services, Ticker.system(), Duration.ofSeconds(30));
+    this(client, database, settings, progress, services, null);
+  }
+
+  /**
+   * The same, telling the time left from {@code schedule}, which covers the whole run this
+   * runner is a part of (the other client counts of a sweep); null for this runner's own.
+   */
+  public LabRunner(MongoClient client, MongoDatabase database, LabSettings settings,
+      LabProgress progress, LabServices services, LabSchedule schedule) {
+    this(client, database, settings, progress, services, Ticker.system(), Duration.ofSeconds(30),
+        schedule);
   }
 
   LabRunner(MongoClient client, MongoDatabase database, LabSettings settings,
       LabProgress progress, LabServices services, Ticker ticker, Duration stallTimeout) {
+    this(client, database, settings, progress, services, ticker, stallTimeout, null);
+  }
+
+  private LabRunner(MongoClient client, MongoDatabase database, LabSettings settings,
+      LabProgress progress, LabServices services, Ticker ticker, Duration stallTimeout,
+      LabSchedule schedule) {
+    this.sharedSchedule = schedule;
     this.client = client;
     this.services = Objects.requireNonNull(services, "services");
     this.database = Objects.requireNonNull(database, "database");
@@ -90,9 +130,15 @@ public final class LabRunner {
     int n = plan.strategies().size();
     List<List<StrategyResult>> byStrategy = new ArrayList<>();
     plan.strategies().forEach(s -> byStrategy.add(new ArrayList<>()));
-    for (LabStrategy<O> strategy : plan.strategies()) {
-      warmUp(plan.scenario(), strategy,
-          new LabStep(strategy.name(), settings.clients(), 1, rounds));
+    LabSchedule schedule = sharedSchedule != null ? sharedSchedule
+        : new LabSchedule(settings, n, 1);
+    for (int k = 0; k < n; k++) {
+      LabStrategy<O> strategy = plan.strategies().get(k);
+      long began = ticker.nanoTime();
+      if (warmUp(plan.scenario(), strategy, schedule,
+          new LabStep(strategy.name(), settings.clients(), 1, rounds, k + 1, n, -1))) {
+        schedule.finished(true, ticker.nanoTime() - began);
+      }
     }
     for (int round = 1; round <= rounds; round++) {
       for (int k = 0; k < n; k++) {
@@ -100,10 +146,13 @@ public final class LabRunner {
         // the driver and the in-JVM server, load coming and going) favours no strategy.
         int i = round % 2 == 1 ? k : n - 1 - k;
         LabStrategy<O> strategy = plan.strategies().get(i);
-        LabStep step = new LabStep(strategy.name(), settings.clients(), round, rounds);
-        StrategyResult r = measure(plan.scenario(), strategy, step);
+        LabStep step = new LabStep(strategy.name(), settings.clients(), round, rounds, k + 1, n,
+            -1);
+        long began = ticker.nanoTime();
+        StrategyResult r = measure(plan.scenario(), strategy, schedule, step);
+        schedule.finished(false, ticker.nanoTime() - began);
         byStrategy.get(i).add(r);
-        progress.finished(step, r);
+        progress.finished(step.withTimeLeft(schedule.timeLeftNanos()), r);
       }
     }
     List<StrategyResult> results = byStrategy.stream().map(RoundMedians::combine).toList();
@@ -114,24 +163,28 @@ public final class LabRunner {
         plan.scenario() instanceof BalanceScenario ? settings.balances() : null, null);
   }
 
-  private <O> void warmUp(Scenario<O> scenario, LabStrategy<O> strategy, LabStep step) {
+  /** Runs {@code strategy} unmeasured; false when there is no warm-up to run. */
+  private <O> boolean warmUp(Scenario<O> scenario, LabStrategy<O> strategy,
+      LabSchedule schedule, LabStep step) {
     if (settings.warmup().isZero()) {
-      return;
+      return false;
     }
     MongoCollection<Document> warm = collection(scenario, strategy, "warmup", step);
     Driven<O> driven = drive(scenario, strategy, warm,
-        RunControl.timed(settings.warmup().toNanos()), 0, "warming up", step);
+        RunControl.timed(settings.warmup().toNanos()), 0, WARMING_UP, schedule, step);
     driven.run.close();
     dropQuietly(warm);
+    return true;
   }
 
   private <O> StrategyResult measure(Scenario<O> scenario, LabStrategy<O> strategy,
-      LabStep step) {
+      LabSchedule schedule, LabStep step) {
     MongoCollection<Document> coll = collection(scenario, strategy, "run", step);
     RunControl control = settings.duration() != null
         ? RunControl.timed(settings.duration().toNanos())
         : RunControl.byQuota();
-    Driven<O> driven = drive(scenario, strategy, coll, control, settings.ops(), "measuring", step);
+    Driven<O> driven = drive(scenario, strategy, coll, control, settings.ops(), MEASURING,
+        schedule, step);
     Verification verification;
     try (ScenarioRun<O> run = driven.run) {
       verification = run.verify(driven.loops.stream().map(ClientLoop::workload).toList());
@@ -156,7 +209,7 @@ public final class LabRunner {
 
   private <O> Driven<O> drive(Scenario<O> scenario, LabStrategy<O> strategy,
       MongoCollection<Document> coll, RunControl control, long totalOps, String phase,
-      LabStep step) {
+      LabSchedule schedule, LabStep step) {
     StrategyStats stats = new StrategyStats();
     OperationScope scope = new OperationScope(coll.getNamespace().getCollectionName(), strategy.name());
     ScenarioRun<O> run = null;
@@ -200,7 +253,7 @@ public final class LabRunner {
     control.begin(start);
     gate.countDown();
     try {
-      awaitAll(threads, loops, control, strategy.name(), start, phase, step);
+      awaitAll(threads, loops, control, strategy.name(), start, phase, schedule, step);
     } catch (RuntimeException e) {
       run.close();
       throw e;
@@ -229,7 +282,8 @@ public final class LabRunner {
   }
 
   private void awaitAll(List<Thread> threads, List<? extends ClientLoop<?>> loops,
-      RunControl control, String strategy, long start, String phase, LabStep step) {
+      RunControl control, String strategy, long start, String phase, LabSchedule schedule,
+      LabStep step) {
     long lastTotal = -1;
     long lastProgress = ticker.nanoTime();
     try {
@@ -238,7 +292,9 @@ public final class LabRunner {
           t.join(200);
           long total = loops.stream().mapToLong(ClientLoop::completed).sum();
           long now = ticker.nanoTime();
-          progress.running(step, phase, now - start, total);
+          progress.running(
+              step.withTimeLeft(schedule.timeLeftNanos(phase.equals(WARMING_UP), now - start)),
+              phase, now - start, total);
           if (total != lastTotal) {
             lastTotal = total;
             lastProgress = now;
@@ -310,6 +366,71 @@ public final class LabRunner {
       coll.drop();
     } catch (RuntimeException e) {
       // The result is measured and counted already; a leftover collection is harmless.
+    }
+  }
+
+  /**
+   * Shared by the clients of one run: when to stop, and the failure that stopped it early.
+   * Thread-safe.
+   */
+  static final class RunControl {
+    private final long durationNanos;
+    private volatile long deadlineNanos;
+    private volatile boolean stopped;
+    private final AtomicReference<Throwable> fatal = new AtomicReference<>();
+
+    private RunControl(long durationNanos) {
+      this.durationNanos = durationNanos;
+    }
+
+    /** Clients stop {@code durationNanos} after {@link #begin}. */
+    static RunControl timed(long durationNanos) {
+      return new RunControl(durationNanos);
+    }
+
+    /** Clients stop when their own quota is done. */
+    static RunControl byQuota() {
+      return new RunControl(0);
+    }
+
+    /** Starts the clock; called once, before the clients are let go. */
+    void begin(long nowNanos) {
+      deadlineNanos = nowNanos + durationNanos;
+    }
+
+    /** True while a client with {@code remaining} quota left should start another operation. */
+    boolean goOn(long nowNanos, long remaining) {
+      if (stopped) {
+        return false;
+      }
+      return durationNanos > 0 ? nowNanos - deadlineNanos < 0 : remaining > 0;
+    }
+
+    /** Stops every client because of {@code error}; the first error wins. */
+    void fail(Throwable error) {
+      fatal.compareAndSet(null, error);
+      stopped = true;
+    }
+
+    void stop() {
+      stopped = true;
+    }
+
+    Throwable fatal() {
+      return fatal.get();
+    }
+  }
+
+  /**
+   * The lab stopped before it could measure a strategy to the end: the database stopped
+   * answering, the documents could not be read back, or the clients stalled. No result is
+   * reported for the strategy that was running.
+   */
+  public static final class LabAbortedException extends WriteGuardException {
+    private static final long serialVersionUID = 1L;
+
+    public LabAbortedException(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 }

@@ -2,6 +2,12 @@ package io.writeguard.app.lab;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import io.writeguard.app.lab.LabPlan.BalanceSettings;
+import io.writeguard.internal.Checks;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.bson.Document;
 
@@ -13,6 +19,12 @@ import org.bson.Document;
  * strategies registered for a scenario apply operations of that type. Implementations are
  * stateless and thread-safe; all per-run state lives in the {@link ScenarioRun} that
  * {@link #start} returns.
+ *
+ * <p>This file holds the whole contract of a scenario: its {@link ScenarioSettings}, its
+ * {@link ScenarioRun} (one strategy's documents and clients), a client's
+ * {@link ClientWorkload}, and the {@link Verification} that counts, at the end, what the
+ * documents hold. The scenarios that ship live in the sub-packages {@code readinfo},
+ * {@code counter} and {@code transfer}, one or a few files each.
  */
 public interface Scenario<O> {
 
@@ -46,4 +58,112 @@ public interface Scenario<O> {
    * the state of one strategy's run on them.
    */
   ScenarioRun<O> start(MongoCollection<Document> collection, ScenarioSettings settings);
+
+  /**
+   * A scenario that moves amounts of a balance ({@code counter}, {@code transfer}): it reads
+   * {@link ScenarioSettings#balances()}, so the lab accepts {@code --balance},
+   * {@code --max-amount} and {@code --shards} for it and writes them into the report.
+   */
+  interface BalanceScenario<O> extends Scenario<O> {}
+
+  /**
+   * What a scenario needs to know about the run: how many concurrent clients, how many hot
+   * documents, the seed every client's operation stream is drawn from, and the numbers of the
+   * balance scenarios. Immutable.
+   */
+  record ScenarioSettings(int clients, int docs, long seed, BalanceSettings balances) {
+    public ScenarioSettings {
+      Objects.requireNonNull(balances, "balances");
+    }
+
+    /** Settings with the default balances. */
+    public ScenarioSettings(int clients, int docs, long seed) {
+      this(clients, docs, seed, BalanceSettings.DEFAULTS);
+    }
+  }
+
+  /**
+   * One strategy's run of a scenario, on documents created for it alone.
+   *
+   * <p>The lab calls {@link #prepare} once with the run's strategy, then {@link #client} once per
+   * client before the run, drives each returned {@link ClientWorkload} from that client's thread
+   * only, calls {@link #verify} once after every client has stopped, and {@link #close} last
+   * (also when the run failed). Implementations must be safe for that use: {@link #client} and
+   * the workloads' {@code next} may run concurrently with each other.
+   */
+  interface ScenarioRun<O> extends AutoCloseable {
+
+    /**
+     * Called once with the strategy this run measures, before any client starts. A scenario
+     * whose starting documents depend on how the strategy stores its data (the counter's
+     * layouts) creates them here. Default: nothing.
+     */
+    default void prepare(Strategy<O> strategy) {}
+
+    /** The operation stream of client {@code index} (0-based), drawn from {@code seed}. */
+    ClientWorkload<O> client(int index, long seed);
+
+    /**
+     * Reads the documents and counts how much of what the clients recorded as acknowledged is
+     * visible. Called after all clients have stopped.
+     *
+     * @throws com.mongodb.MongoException when the documents cannot be read
+     */
+    Verification verify(List<? extends ClientWorkload<O>> clients);
+
+    /** Stops whatever the run started besides the clients (a reader thread). Default: nothing. */
+    @Override
+    default void close() {}
+  }
+
+  /**
+   * The operations of one client, and its record of which ones the server acknowledged.
+   * Used by that client's thread only; not thread-safe.
+   */
+  interface ClientWorkload<O> {
+
+    /** The next operation to send. */
+    O next();
+
+    /** Records that {@code op}, returned by {@link #next}, was acknowledged by the server. */
+    void acknowledged(O op);
+  }
+
+  /**
+   * What a run left in the documents, counted exactly.
+   *
+   * @param expected what must be visible because it was acknowledged (for {@code readinfo}: the
+   *     distinct marks acknowledged; a mark acknowledged twice counts once)
+   * @param visible how much of {@code expected} the documents hold
+   * @param figures scenario-specific numbers reported next to the standard ones (for
+   *     {@code counter}: {@code final_total}, {@code expected_total}, {@code min_total}, ...),
+   *     in the order given; names are JSON names. A figure named {@link #VIOLATIONS} counts
+   *     broken invariants (e.g. a negative total seen by a reader) and fails the run like a lost
+   *     update.
+   */
+  record Verification(long expected, long visible, Map<String, Object> figures) {
+    /** The figure that counts broken invariants other than lost updates. */
+    public static final String VIOLATIONS = "violations";
+
+    public Verification {
+      Checks.atLeast("expected", expected, 0);
+      Checks.atLeast("visible", visible, 0);
+      if (visible > expected) {
+        throw new IllegalArgumentException(
+            "visible must be <= expected, was " + visible + " > " + expected);
+      }
+      figures = java.util.Collections.unmodifiableMap(
+          new LinkedHashMap<>(Objects.requireNonNull(figures, "figures")));
+    }
+
+    /** A verification with no scenario-specific figures. */
+    public Verification(long expected, long visible) {
+      this(expected, visible, Map.of());
+    }
+
+    /** Acknowledged but not visible: lost updates. */
+    public long lost() {
+      return expected - visible;
+    }
+  }
 }

@@ -93,7 +93,7 @@ class LabBalanceCommandTest {
   void aSingleCountKeepsTheFoundationShapeAndAddsTheCounterFigures() throws Exception {
     Path json = dir.resolve("one.json");
     int status = lab("--scenario", "counter", "--mongo-uri", testUri(), "--clients", "8",
-        "--ops", "400", "--warmup", "0s", "--json", json.toString());
+        "--ops", "400", "--rounds", "1", "--warmup", "0s", "--json", json.toString());
 
     assertThat(status).as(err.toString()).isZero();
     JsonNode report = new ObjectMapper().readTree(json.toFile());
@@ -132,7 +132,8 @@ class LabBalanceCommandTest {
     Path json = dir.resolve("sweep.json");
     Path html = dir.resolve("sweep.html");
     int status = lab("--scenario", "counter", "--strategies", "atomic,sharded-docs",
-        "--mongo-uri", testUri(), "--clients", "1,4", "--ops", "200", "--warmup", "0s",
+        "--mongo-uri", testUri(), "--clients", "1,4", "--ops", "200", "--rounds", "1",
+        "--warmup", "0s",
         "--json", json.toString(), "--html", html.toString());
 
     assertThat(status).as(err.toString()).isZero();
@@ -189,5 +190,35 @@ class LabBalanceCommandTest {
     assertThat(lab("--help")).isZero();
     assertThat(out.toString()).contains("--rounds", "--html", "--balance", "--max-amount",
         "--shards", "4 the scenario cannot run on this server");
+  }
+
+  @Test
+  void withoutRoundsTheLabRunsThreeInterleavedRoundsAndShowsItsPlanAndTheTimeLeft()
+      throws Exception {
+    Path json = dir.resolve("default-rounds.json");
+    int status = lab("--scenario", "counter", "--strategies", "atomic,sharded-fields",
+        "--mongo-uri", testUri(), "--clients", "4", "--ops", "100", "--warmup", "0s",
+        "--json", json.toString());
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(new ObjectMapper().readTree(json.toFile()).get("rounds").asInt()).isEqualTo(3);
+    assertThat(out.toString()).contains("100 operations per strategy and round",
+        "3 interleaved rounds per strategy", "plan: 2 strategies x 3 rounds = 6 measured")
+        .doesNotContain("single round is noisy");
+    List<String> done = err.toString().lines().filter(l -> l.startsWith("lab: ")).toList();
+    assertThat(done).hasSize(6);
+    // Counted rounds: the time left is known once the first round has taken its time.
+    assertThat(done.get(0)).contains("(round 1/3) -- strategy 1 of 2, about ");
+    assertThat(done.get(5)).endsWith("(round 3/3) -- strategy 2 of 2, about 0s left");
+  }
+
+  @Test
+  void aSingleRoundIsRunWhenAskedForWithAWarningThatItIsNoisy() {
+    int status = lab("--scenario", "counter", "--strategies", "atomic", "--mongo-uri",
+        testUri(), "--clients", "2", "--ops", "50", "--rounds", "1", "--warmup", "0s");
+
+    assertThat(status).as(err.toString()).isZero();
+    assertThat(out.toString()).contains("a single round is noisy",
+        "plan: 1 strategy x 1 round = 1 measured", "50 operations per strategy after");
   }
 }

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.writeguard.app.Main;
-import io.writeguard.app.lab.readinfo.Mark;
+import io.writeguard.app.lab.LabPlan.LabRegistry;
+import io.writeguard.app.lab.LabPlan.LabStrategy;
+import io.writeguard.app.lab.LabPlan.ScenarioEntry;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario;
+import io.writeguard.app.lab.readinfo.ReadInfoScenario.Mark;
 import io.writeguard.embedded.EmbeddedMongo;
 import io.writeguard.testing.TestMongo;
 import java.io.PrintWriter;
@@ -97,7 +100,7 @@ class LabCommandTest {
   void aFullRunPrintsTheTableWritesTheJsonAndExitsZeroWhenOnlyNaiveLoses() throws Exception {
     Path json = dir.resolve("lab.json");
     int status = lab("--mongo-uri", testUri(), "--strategies", "naive,atomic",
-        "--clients", "16", "--docs", "1", "--ops", "1000", "--warmup", "0s",
+        "--clients", "16", "--docs", "1", "--ops", "1000", "--rounds", "1", "--warmup", "0s",
         "--json", json.toString());
 
     assertThat(status).as(err.toString()).isEqualTo(0);

@@ -3,6 +3,9 @@ package io.writeguard.app.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.writeguard.app.lab.LabReport.LatencyMs;
+import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.StrategyStats.RoundMedians;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

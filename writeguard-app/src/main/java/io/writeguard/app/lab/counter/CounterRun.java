@@ -1,15 +1,26 @@
 package io.writeguard.app.lab.counter;
 
+import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.or;
+
 import com.mongodb.client.MongoCollection;
-import io.writeguard.app.lab.BalanceSettings;
-import io.writeguard.app.lab.ClientWorkload;
-import io.writeguard.app.lab.ScenarioRun;
+import io.writeguard.app.lab.LabPlan.BalanceSettings;
+import io.writeguard.app.lab.Scenario.ClientWorkload;
+import io.writeguard.app.lab.Scenario.ScenarioRun;
+import io.writeguard.app.lab.Scenario.Verification;
 import io.writeguard.app.lab.Strategy;
-import io.writeguard.app.lab.Verification;
+import io.writeguard.app.lab.counter.CounterScenario.CounterClient;
+import io.writeguard.app.lab.counter.CounterScenario.CounterOp;
+import io.writeguard.app.lab.counter.CounterScenario.Generations;
+import io.writeguard.app.lab.counter.CounterStrategies.CounterStore;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.bson.Document;
 
 /**
@@ -161,5 +172,138 @@ final class CounterRun implements ScenarioRun<CounterOp> {
   @Override
   public void close() {
     reader.stop();
+  }
+
+  /**
+   * Reads a balance's total from the documents, whatever the strategy's layout, so that the
+   * count of lost updates never depends on the code under test. It sums, over the documents
+   * {@code {_id: id}} and {@code {counter: id}}, every field named {@code balance} or
+   * {@code balance_shard_<n>}:
+   *
+   * <pre>{@code
+   * single document:  { _id: "g0-c0", balance: 120, version: 7, ledger: [...] }
+   * shard fields:     { _id: "g0-c0", balance_shard_0: 12, ..., balance_shard_9: 3 }
+   * shard documents:  { _id: "g0-c0#3", counter: "g0-c0", shard: 3, balance: 75 }   (one per shard)
+   * }</pre>
+   *
+   * One {@code find}: on the embedded server it is answered under the collection's lock, so a
+   * consistent sum; on a real server the shard documents may be read at slightly different
+   * moments (like {@link io.writeguard.counter.ShardedCounter#total}). Stateless.
+   */
+  static final class CounterTotals {
+    static final String FIELD = "balance";
+    private static final Pattern SHARD_FIELD = Pattern.compile("balance_shard_\\d+");
+
+    private CounterTotals() {}
+
+    static long read(MongoCollection<Document> collection, String counterId) {
+      long total = 0;
+      for (Document doc : collection.find(or(eq("_id", counterId), eq("counter", counterId)))) {
+        total += balanceOf(doc);
+      }
+      return total;
+    }
+
+    /** The sum of the balance fields of one document. */
+    static long balanceOf(Document doc) {
+      long total = 0;
+      for (var e : doc.entrySet()) {
+        if ((e.getKey().equals(FIELD) || SHARD_FIELD.matcher(e.getKey()).matches())
+            && e.getValue() instanceof Number n) {
+          total += n.longValue();
+        }
+      }
+      return total;
+    }
+  }
+
+  /**
+   * A reader that keeps reading the balances' totals while the clients write, as a dashboard
+   * would, and remembers the lowest total it saw. A sharded counter's total is a sum of shards
+   * read together; a layout that lets a reader see less than zero (or a moment where a drain
+   * has taken from shards and not yet given back) shows up here, not in the final total.
+   *
+   * <p>One read per balance about every millisecond, so the reader weighs the same on every
+   * strategy. Runs on its own daemon thread from {@link #start} to {@link #stop}; the figures
+   * are read after {@code stop}, which joins the thread. A failed read ends the sampling (the
+   * run will report the server's failure itself) and is remembered.
+   */
+  static final class TotalReader implements Runnable {
+    private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final MongoCollection<Document> collection;
+    private final Supplier<List<String>> counterIds;
+    private volatile boolean stopped;
+    private Thread thread;
+    // Written by the reader thread, read after join.
+    private long reads;
+    private long negativeReads;
+    private long min = Long.MAX_VALUE;
+    private RuntimeException failure;
+
+    /** {@code counterIds}: the balances to read now (the current generation's). */
+    TotalReader(MongoCollection<Document> collection, Supplier<List<String>> counterIds) {
+      this.collection = collection;
+      this.counterIds = counterIds;
+    }
+
+    void start() {
+      thread = new Thread(this, "lab-counter-reader");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (!stopped) {
+          for (String id : counterIds.get()) {
+            record(CounterTotals.read(collection, id));
+          }
+          LockSupport.parkNanos(PAUSE_NANOS);
+        }
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+
+    private void record(long total) {
+      reads++;
+      if (total < 0) {
+        negativeReads++;
+      }
+      min = Math.min(min, total);
+    }
+
+    /** Stops reading and waits for the reader; safe to call more than once. */
+    void stop() {
+      stopped = true;
+      Thread t = thread;
+      if (t == null) {
+        return;
+      }
+      try {
+        t.join(TimeUnit.SECONDS.toMillis(30));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    long reads() {
+      return reads;
+    }
+
+    long negativeReads() {
+      return negativeReads;
+    }
+
+    /** The lowest total read, or {@code Long.MAX_VALUE} when nothing was read. */
+    long min() {
+      return min;
+    }
+
+    RuntimeException failure() {
+      return failure;
+    }
   }
 }

@@ -2,6 +2,10 @@ package io.writeguard.app.lab.readinfo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.writeguard.app.lab.readinfo.ReadInfoScenario.LongList;
+import io.writeguard.app.lab.readinfo.ReadInfoScenario.Mark;
+import io.writeguard.app.lab.readinfo.ReadInfoScenario.ReadInfoDocs;
+import io.writeguard.app.lab.readinfo.ReadInfoScenario.ReadInfoLayout;
 import io.writeguard.testing.Gen;
 import io.writeguard.testing.Generated;
 import io.writeguard.testing.PropertyTest;

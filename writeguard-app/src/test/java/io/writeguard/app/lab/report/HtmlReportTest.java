@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.writeguard.app.lab.BalanceSettings;
+import io.writeguard.app.lab.LabPlan.BalanceSettings;
 import io.writeguard.app.lab.LabReport;
-import io.writeguard.app.lab.LatencyMs;
-import io.writeguard.app.lab.ServerInfo;
-import io.writeguard.app.lab.StrategyResult;
-import io.writeguard.app.lab.SweepPoint;
+import io.writeguard.app.lab.LabReport.LatencyMs;
+import io.writeguard.app.lab.LabReport.ServerInfo;
+import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.LabReport.SweepPoint;
+import io.writeguard.app.lab.report.HtmlReport.ChartJs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -130,5 +131,30 @@ class HtmlReportTest {
     HtmlReport.write(file, report, Set.of());
     assertThat(Files.readString(file)).isEqualTo(HtmlReport.render(report, Set.of()));
     assertThat(Files.size(file)).isGreaterThan(150_000); // Chart.js is inlined
+  }
+
+  @Test
+  void aStrategyThatLostUpdatesIsHatchedRedMarkedAndExplainedAndLostUpdatesHaveAChart() {
+    LabReport report = report(List.of(new SweepPoint(16, List.of(
+        result("naive", 9000, 42, null), result("atomic", 1500, 0, null)))));
+    String page = HtmlReport.render(report, Set.of("naive"));
+
+    assertThat(page).contains("<canvas id=\"chart-lost\"", "lost: {label: 'lost updates'");
+    assertThat(page).contains("naive <span class=\"flag\">LOST 42</span>",
+        "<tr class=\"flagged\">", "<td>atomic</td>");
+    assertThat(page).contains("<p class=\"legend\"><span class=\"swatch\"></span>Hatched red",
+        "Its speed is no result");
+    assertThat(page).contains("createPattern", "bad(find(points[0], s)) ? hatch : color(s)");
+  }
+
+  @Test
+  void aCleanRunHasNoLegendAndThePageAndItsTablesStayWithin1400Pixels() {
+    LabReport report = report(List.of(new SweepPoint(16, List.of(
+        result("atomic", 1500, 0, null), result("sharded-docs", 1800, 0, null)))));
+    String page = HtmlReport.render(report, Set.of());
+
+    assertThat(page).doesNotContain("class=\"legend\"", "class=\"flag\"");
+    assertThat(page).contains("max-width: 1400px", ".table { max-width: 100%; overflow-x: auto; }",
+        "<div class=\"table\"><table>");
   }
 }

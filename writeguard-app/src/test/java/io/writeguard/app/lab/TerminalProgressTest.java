@@ -1,10 +1,11 @@
-package io.writeguard.app.lab.report;
+package io.writeguard.app.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.writeguard.app.lab.LabStep;
-import io.writeguard.app.lab.LatencyMs;
-import io.writeguard.app.lab.StrategyResult;
+import io.writeguard.app.lab.LabPlan.LabStep;
+import io.writeguard.app.lab.LabProgress.TerminalProgress;
+import io.writeguard.app.lab.LabReport.LatencyMs;
+import io.writeguard.app.lab.LabReport.StrategyResult;
 import io.writeguard.testing.FakeTime;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -47,5 +48,19 @@ class TerminalProgressTest {
     assertThat(last).endsWith(System.lineSeparator());
     // Spaces wipe the longer live line that was there before.
     assertThat(last.stripTrailing().length()).isLessThan(last.length() - 1);
+  }
+
+  @Test
+  void bothDisplaysSayWhichStrategyOfHowManyIsRunningAndAboutHowLongIsLeft() {
+    LabStep placed = new LabStep("atomic", 16, 2, 3, 2, 7, 65_000_000_000L);
+    progress.running(placed, "measuring", 1_000_000_000L, 10);
+    assertThat(text.toString()).contains("measuring (16 clients, round 2/3)",
+        "-- strategy 2 of 7, about 1m05s left");
+
+    StrategyResult r = new StrategyResult("atomic", 1234, 0, 0, 617, new LatencyMs(1, 2, 3),
+        0, 0, 1234, 0, 1234, 1234, 2.0, null);
+    assertThat(LabProgress.summary(placed, r, false)).isEqualTo("lab: atomic       done in"
+        + " 2.0 s: 1,234 acknowledged, 0 lost, 0 errors (round 2/3) -- strategy 2 of 7, about"
+        + " 1m05s left");
   }
 }
