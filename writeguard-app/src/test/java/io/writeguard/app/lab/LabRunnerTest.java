@@ -65,7 +65,7 @@ class LabRunnerTest {
   }
 
   @Test
-  void optimisticLosesNoneAtSixteenClientsOnOneDocumentAndCountsItsConflicts() {
+  void optimisticLosesNoneAtSixteenClientsOnOneDocumentAndCountsEveryAttempt() {
     LabReport report = run(List.of("optimistic"),
         LabSettings.counted(16, 1, 42, 1_000, Duration.ZERO));
     StrategyResult r = report.result("optimistic").orElseThrow();
@@ -75,7 +75,8 @@ class LabRunnerTest {
     assertThat(r.visible()).isEqualTo(r.expected()).isPositive();
     // Attempts: one per operation plus one per retry; every conflict is counted.
     assertThat(r.attempts()).isEqualTo(1_000 + r.retries());
-    assertThat(r.conflicts()).isPositive();
+    // With group commit (the default) the clients of one process rarely conflict: they queue
+    // behind one reader. Staged conflicts are in ReadInfoScenarioTest.
     assertThat(r.conflictRatio()).isCloseTo((double) r.conflicts() / r.attempts(),
         org.assertj.core.data.Offset.offset(0.0001));
   }

@@ -146,12 +146,18 @@ final class ReadInfoStrategies {
     private final SharedReadInfo shared;
 
     OptimisticReadInfo(StrategyContext context) {
-      this(context, POLICY, () -> {});
+      this.shared = SharedReadInfo.create("optimistic", context, POLICY, () -> {});
     }
 
-    /** {@code betweenReadAndWrite} lets a test hold clients after the read of an attempt. */
+    /**
+     * For tests that stage an interleaving: {@code betweenReadAndWrite} holds clients after the
+     * read of an attempt. Group commit is off, so every mark runs its own compare-and-set
+     * (with it on, the marks of one document queue behind one reader and never meet there).
+     */
     OptimisticReadInfo(StrategyContext context, RetryPolicy policy, Runnable betweenReadAndWrite) {
-      this.shared = SharedReadInfo.create("optimistic", context, policy, betweenReadAndWrite);
+      this.shared = new SharedReadInfo(MarkReadStrategies.create("optimistic",
+          SharedReadInfo.deps(context, policy, betweenReadAndWrite).groupCommit(false).build()),
+          () -> {});
     }
 
     @Override
