@@ -149,6 +149,19 @@ class RecordEntityTest {
   }
 
   @Test
+  void aRecordReturnedWithAnotherIdIsRefusedAndNothingWritten() {
+    service.deposit(id, 5, "d-1");
+    String other = "wallet-other-" + System.nanoTime();
+
+    assertThatThrownBy(() -> service.change(id,
+        w -> new Wallet(other, w.balance() + 1, w.log(), w.version())))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(id).hasMessageContaining(other);
+    assertThat(repository.findById(id)).contains(new Wallet(id, 5, List.of("d-1"), 1L));
+    assertThat(repository.findById(other)).isEmpty();
+  }
+
+  @Test
   void springDataSaveOfAStaleRecordIsRefusedAfterAWriteGuardUpdate() {
     Wallet stale = repository.findById(id).orElseThrow();
     Wallet written = service.deposit(id, 3, "d-1");
