@@ -122,6 +122,56 @@ class RecordEntityTest {
   }
 
   @Test
+  void concurrentLockedWithdrawalsPayExactlyTheFundsAndNoMore() throws Exception {
+    long funds = 30;
+    service.deposit(id, funds, "seed");
+    int threads = 8;
+    int rounds = 10; // 80 withdrawals of 1 on funds of 30: two holders at once would overpay
+    Set<String> paid = ConcurrentHashMap.newKeySet();
+    Set<Long> tokens = ConcurrentHashMap.newKeySet();
+    Concurrently.run(threads, BOUND, thread -> {
+      for (int i = 0; i < rounds; i++) {
+        String withdrawal = "w-" + thread + "-" + i;
+        OptionalLong token = service.withdraw(id, 1, withdrawal, null);
+        token.ifPresent(t -> {
+          paid.add(withdrawal);
+          tokens.add(t);
+        });
+      }
+    });
+
+    Wallet wallet = repository.findById(id).orElseThrow();
+    assertThat(paid).hasSize((int) funds);
+    assertThat(tokens).hasSize((int) funds); // every paying holder had its own token
+    assertThat(wallet.balance()).isZero();
+    List<String> expectedLog = new ArrayList<>(paid);
+    expectedLog.add("seed");
+    assertThat(wallet.log()).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(expectedLog);
+    // The seed, one claim per withdrawal, one write per paid one.
+    assertThat(wallet.version()).isEqualTo(1 + threads * rounds + funds);
+  }
+
+  @Test
+  void aLockedWithdrawalInsideADepositsChangeMakesTheDepositRetryAndBothCount() {
+    service.deposit(id, 10, "seed");
+    AtomicLong attempts = new AtomicLong();
+    AtomicLong token = new AtomicLong();
+
+    Wallet written = service.change(id, wallet -> {
+      if (attempts.incrementAndGet() == 1) {
+        // between this attempt's read and its write, a locked fenced withdrawal lands
+        token.set(service.withdraw(id, 3, "w-inside", null).orElseThrow());
+      }
+      return wallet.credit(5, "d-inside");
+    });
+
+    assertThat(attempts.get()).isEqualTo(2); // the first replace was refused on the version
+    assertThat(written).isEqualTo(new Wallet(id, 12, List.of("seed", "w-inside", "d-inside"), 4L));
+    Document stored = template.getCollection("wallets").find(new Document("_id", id)).first();
+    assertThat(stored.get("_fence")).isEqualTo(token.get());
+  }
+
+  @Test
   void theRecordUpdaterKeepsTheFenceTheRecordDoesNotMap() {
     service.deposit(id, 5, "d-1");
     long token = service.withdraw(id, 2, "w-1", null).orElseThrow();
