@@ -23,6 +23,9 @@ import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
  *
  * <p>The change function must be pure, as a {@code Mutator}: it may run once per attempt, each
  * time on a freshly read entity it may modify and return. Returning {@code null} writes nothing.
+ * It may return a new instance instead (an immutable entity, such as a Java record, mapped
+ * through its constructor): it must keep the id ({@code IllegalArgumentException} otherwise)
+ * and leave the version as read or {@code null}.
  *
  * <p>Thread-safe: one instance serves any number of threads.
  */
@@ -49,6 +52,7 @@ public final class EntityUpdater<T> {
    * @throws org.springframework.dao.DataAccessException translated as listed in
    *     {@link WriteGuardExceptionTranslator}; an exception thrown by {@code change} reaches the
    *     caller unchanged
+   * @throws IllegalArgumentException if {@code change} returned an entity with another id
    */
   public T update(Object id, UnaryOperator<T> change) {
     Objects.requireNonNull(change, "change");
@@ -76,6 +80,13 @@ public final class EntityUpdater<T> {
   private Document replacement(T changed, Document current) {
     Document written = new Document();
     converter.write(changed, written);
+    Object changedId = written.get("_id");
+    if (changedId != null && !changedId.equals(current.get("_id"))) {
+      // Replacing would silently write the change to the document read, not the one named.
+      throw new IllegalArgumentException(type.getName() + " change of '" + current.get("_id")
+          + "' returned an entity with another id, '" + changedId + "': the id is not"
+          + " changed by an update; nothing written");
+    }
     for (var field : current.entrySet()) {
       String name = field.getKey();
       if (!written.containsKey(name) && !"_id".equals(name) && !mapped(name)) {

@@ -26,9 +26,11 @@ import org.springframework.data.mongodb.core.mapping.MongoPersistentProperty;
  * one's stale write is refused. An entity without {@code @Version}, and a collection named by
  * name, use {@code writeguard.updater.version-field}.
  *
- * <p>Methods are named for what they return ({@link #documents}, {@link #entities}), so a
- * variant over typed collections ({@code MongoCollection<T>}) can be added beside them without
- * changing these. Writers are made once per collection and cached. Thread-safe.
+ * <p>Entities, Java records included, are mapped by the template's converter (Spring Data's
+ * {@code @Id}, {@code @Field}, {@code @Version}), not by the driver's codecs: a variant over
+ * core's typed updater would map the same class a second, different way (the driver's codecs
+ * know {@code @BsonId}, not {@code @Id}), so there is none. Writers are made once per
+ * collection and cached. Thread-safe.
  */
 public final class WriteGuardUpdaters {
   private final MongoTemplate template;
