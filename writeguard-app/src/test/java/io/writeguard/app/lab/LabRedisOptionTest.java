@@ -82,7 +82,7 @@ class LabRedisOptionTest {
     Path json = dir.resolve("locks.json");
     int status = lab("--mongo-uri", mongoUri(), "--redis-uri", TestRedis.uri(),
         "--strategies", "local-lock,mongo-lock,redis-lock", "--clients", "16", "--docs", "1",
-        "--ops", "480", "--warmup", "0s", "--json", json.toString());
+        "--ops", "480", "--rounds", "1", "--warmup", "0s", "--json", json.toString());
 
     assertThat(status).as(err.toString()).isEqualTo(0);
     assertThat(out.toString()).contains("redis: external at " + TestRedis.uri());
