@@ -2,11 +2,14 @@ package io.writeguard.lock;
 
 import io.writeguard.internal.LeaseStore;
 
-/** A {@link LeaseStore} that passes every call on; tests override one call to inject a fault. */
-class ForwardingStore implements LeaseStore {
+/**
+ * A {@link LeaseStore} that passes every call on; tests (of every lock backend, through the
+ * test-jar) override one call to inject a fault.
+ */
+public class ForwardingStore implements LeaseStore {
   private final LeaseStore store;
 
-  ForwardingStore(LeaseStore store) {
+  public ForwardingStore(LeaseStore store) {
     this.store = store;
   }
 
