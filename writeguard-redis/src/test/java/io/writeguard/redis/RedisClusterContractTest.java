@@ -3,8 +3,6 @@ package io.writeguard.redis;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.writeguard.lock.LockService;
-import io.writeguard.lock.LockServiceContract;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,7 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
  * here), through {@link RedisLockService.Builder#clusterClient}: every script runs on the master
  * of its key's slot, and release messages cross nodes (the pub/sub connection is to one node).
  */
-class RedisClusterContractTest extends LockServiceContract {
+class RedisClusterContractTest extends RedisLockContract {
   private static final String PREFIX = "wgtest:cluster:";
   private static LocalRedisCluster cluster;
   private static RedisClusterClient client;
@@ -39,24 +37,14 @@ class RedisClusterContractTest extends LockServiceContract {
   }
 
   @Override
-  protected LockService create(LeaseConfig config) {
-    RedisLockService.Builder builder = RedisLockService.builder()
+  protected RedisLockService.Builder connected() {
+    return RedisLockService.builder()
         .clusterClient(client)
-        .keyPrefix(PREFIX)
-        .lease(config.lease())
-        .listener(config.listener())
-        .ticker(config.ticker());
-    if (config.renewInterval() == null) {
-      builder.withoutWatchdog();
-    } else {
-      builder.renewInterval(config.renewInterval());
-    }
-    return builder.build();
+        .keyPrefix(PREFIX);
   }
 
   @Override
   protected void simulateTakeover(String key) {
-    redis.sync().hset(PREFIX + "{" + key + "}", "o", "intruder:1");
-    redis.sync().pexpire(PREFIX + "{" + key + "}", 60_000);
+    takeOver(redis.sync(), PREFIX, key);
   }
 }

@@ -2,13 +2,11 @@ package io.writeguard.redis;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.writeguard.lock.LockService;
-import io.writeguard.lock.LockServiceContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The shared lock contract, run against {@link RedisLockService} on the test Redis. */
-class RedisLockServiceTest extends LockServiceContract {
+class RedisLockServiceTest extends RedisLockContract {
   private static final String PREFIX = "wgtest:contract:";
   private static RedisClient client;
   private static StatefulRedisConnection<String, String> redis;
@@ -26,25 +24,15 @@ class RedisLockServiceTest extends LockServiceContract {
   }
 
   @Override
-  protected LockService create(LeaseConfig config) {
-    RedisLockService.Builder builder = RedisLockService.builder()
+  protected RedisLockService.Builder connected() {
+    return RedisLockService.builder()
         .client(client)
         .keyPrefix(PREFIX)
-        .handoffBatch(1) // every holder takes the lock at Redis; the hand-off variant runs too
-        .lease(config.lease())
-        .listener(config.listener())
-        .ticker(config.ticker());
-    if (config.renewInterval() == null) {
-      builder.withoutWatchdog();
-    } else {
-      builder.renewInterval(config.renewInterval());
-    }
-    return builder.build();
+        .handoffBatch(1); // every holder takes the lock at Redis; the hand-off variant runs too
   }
 
   @Override
   protected void simulateTakeover(String key) {
-    redis.sync().hset(PREFIX + "{" + key + "}", "o", "intruder:1");
-    redis.sync().pexpire(PREFIX + "{" + key + "}", 60_000);
+    takeOver(redis.sync(), PREFIX, key);
   }
 }

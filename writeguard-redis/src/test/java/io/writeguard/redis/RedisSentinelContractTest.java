@@ -2,8 +2,6 @@ package io.writeguard.redis;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.writeguard.lock.LockService;
-import io.writeguard.lock.LockServiceContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -11,7 +9,7 @@ import org.junit.jupiter.api.BeforeAll;
  * The shared lock contract through a real Sentinel ({@code redis-sentinel://} URI, Debian's
  * redis-server started here): the client asks the Sentinel for the master and locks there.
  */
-class RedisSentinelContractTest extends LockServiceContract {
+class RedisSentinelContractTest extends RedisLockContract {
   private static final String PREFIX = "wgtest:sentinel:";
   private static LocalRedisSentinel sentinel;
   private static RedisClient client;
@@ -36,24 +34,14 @@ class RedisSentinelContractTest extends LockServiceContract {
   }
 
   @Override
-  protected LockService create(LeaseConfig config) {
-    RedisLockService.Builder builder = RedisLockService.builder()
+  protected RedisLockService.Builder connected() {
+    return RedisLockService.builder()
         .uri(sentinel.uri())
-        .keyPrefix(PREFIX)
-        .lease(config.lease())
-        .listener(config.listener())
-        .ticker(config.ticker());
-    if (config.renewInterval() == null) {
-      builder.withoutWatchdog();
-    } else {
-      builder.renewInterval(config.renewInterval());
-    }
-    return builder.build();
+        .keyPrefix(PREFIX);
   }
 
   @Override
   protected void simulateTakeover(String key) {
-    redis.sync().hset(PREFIX + "{" + key + "}", "o", "intruder:1");
-    redis.sync().pexpire(PREFIX + "{" + key + "}", 60_000);
+    takeOver(redis.sync(), PREFIX, key);
   }
 }
