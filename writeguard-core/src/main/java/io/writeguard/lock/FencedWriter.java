@@ -6,6 +6,7 @@ import static com.mongodb.client.model.Filters.exists;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.FindOneAndReplaceOptions;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
@@ -68,6 +69,8 @@ public final class FencedWriter {
 
   private static final FindOneAndUpdateOptions AFTER =
       new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
+  private static final FindOneAndReplaceOptions REPLACE_AFTER =
+      new FindOneAndReplaceOptions().returnDocument(ReturnDocument.AFTER);
 
   private final MongoCollection<Document> collection;
   private final String fenceField;
@@ -191,6 +194,35 @@ public final class FencedWriter {
    *     version is unusable, or missing while the policy refuses legacy documents
    */
   public Outcome replaceOne(LockHandle lock, Object id, Bson filter, Document replacement) {
+    Replacing r = replacing(lock, id, filter, replacement);
+    if (collection.replaceOne(fenced(lock, id, r.match), r.stored).getMatchedCount() == 1) {
+      return Outcome.APPLIED;
+    }
+    return classifyMiss(lock, id, r.match != null);
+  }
+
+  /**
+   * As {@link #replaceOne(LockHandle, Object, Bson, Document)} with {@code findOneAndReplace},
+   * returning the document as stored.
+   *
+   * @return the stored document, or empty if there is none or {@code filter} did not match
+   */
+  public Optional<Document> findOneAndReplace(LockHandle lock, Object id, Bson filter,
+      Document replacement) {
+    Replacing r = replacing(lock, id, filter, replacement);
+    Document doc = collection.findOneAndReplace(fenced(lock, id, r.match), r.stored,
+        REPLACE_AFTER);
+    if (doc != null) {
+      return Optional.of(doc);
+    }
+    classifyMiss(lock, id, r.match != null);
+    return Optional.empty();
+  }
+
+  /** What a fenced replace matches (besides {@code _id} and the fence) and stores. */
+  private record Replacing(Bson match, Document stored) {}
+
+  private Replacing replacing(LockHandle lock, Object id, Bson filter, Document replacement) {
     Objects.requireNonNull(replacement, "replacement must not be null");
     if (replacement.containsKey("_id") && !Objects.equals(replacement.get("_id"), id)) {
       throw new IllegalArgumentException("replacement _id must be " + id + ", was " + replacement.get("_id"));
@@ -207,10 +239,7 @@ public final class FencedWriter {
       match = filter == null ? sameVersion : and(filter, sameVersion);
       stored.put(versionPolicy.field(), read.orElse(VersionPolicy.INITIAL_VERSION) + 1);
     }
-    if (collection.replaceOne(fenced(lock, id, match), stored).getMatchedCount() == 1) {
-      return Outcome.APPLIED;
-    }
-    return classifyMiss(lock, id, match != null);
+    return new Replacing(match, stored);
   }
 
   /**
@@ -220,13 +249,24 @@ public final class FencedWriter {
    * @return the updated document, or empty if there is none
    */
   public Optional<Document> findOneAndUpdate(LockHandle lock, Object id, Bson update) {
+    return findOneAndUpdate(lock, id, null, update);
+  }
+
+  /**
+   * {@code findOneAndUpdate} of document {@code id} that also matches {@code filter}, fenced,
+   * returning the document after the update.
+   *
+   * @return the updated document, or empty if there is none or {@code filter} did not match
+   */
+  public Optional<Document> findOneAndUpdate(LockHandle lock, Object id, Bson filter,
+      Bson update) {
     checkUsable(lock, id);
     Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
-    Document doc = collection.findOneAndUpdate(fenced(lock, id, null), fencedUpdate, AFTER);
+    Document doc = collection.findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
-    classifyMiss(lock, id, false);
+    classifyMiss(lock, id, filter != null);
     return Optional.empty();
   }
 

@@ -64,19 +64,30 @@ public final class Fencing {
   public static Bson fencedUpdate(Bson update, String fenceField, long token) {
     Objects.requireNonNull(update, "update must not be null");
     checkField(fenceField);
-    BsonDocument rendered = render(update);
-    for (Map.Entry<String, BsonValue> operator : rendered.entrySet()) {
+    checkLeavesFence(render(update), fenceField);
+    return Updates.combine(update, Updates.max(fenceField, token));
+  }
+
+  /**
+   * Checks that {@code update} (rendered) is a document of update operators none of which
+   * writes {@code fenceField}: only the fencing itself may move the fence.
+   *
+   * @throws IllegalArgumentException naming the operator that writes it, or the bad update
+   */
+  public static void checkLeavesFence(BsonDocument update, String fenceField) {
+    Objects.requireNonNull(update, "update must not be null");
+    checkField(fenceField);
+    for (Map.Entry<String, BsonValue> operator : update.entrySet()) {
       if (!operator.getKey().startsWith("$") || !operator.getValue().isDocument()) {
-        throw new IllegalArgumentException("update must be a document of update operators, was " + rendered.toJson());
+        throw new IllegalArgumentException("update must be a document of update operators, was " + update.toJson());
       }
       for (String path : operator.getValue().asDocument().keySet()) {
         if (path.equals(fenceField) || path.startsWith(fenceField + ".")) {
           throw new IllegalArgumentException("update must not write the fence field '" + fenceField
-              + "' itself (" + operator.getKey() + "), was " + rendered.toJson());
+              + "' itself (" + operator.getKey() + "), was " + update.toJson());
         }
       }
     }
-    return Updates.combine(update, Updates.max(fenceField, token));
   }
 
   /**
@@ -96,7 +107,13 @@ public final class Fencing {
     return copy;
   }
 
-  static String checkField(String fenceField) {
+  /**
+   * Checks that {@code fenceField} can be a fence field: a top-level field name.
+   *
+   * @return {@code fenceField}
+   * @throws IllegalArgumentException naming the bad value
+   */
+  public static String checkField(String fenceField) {
     Checks.notBlank("fenceField", fenceField);
     if (fenceField.startsWith("$") || fenceField.contains(".") || fenceField.indexOf('\0') >= 0) {
       throw new IllegalArgumentException(

@@ -39,7 +39,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Only for one process: another JVM does not see these locks. Not reentrant. Thread-safe.
  */
 public final class LocalLockService implements LockService {
-  static final String BACKEND = "local";
+  /** This service's {@link #backend()}: {@value}. */
+  public static final String BACKEND = "local";
 
   private final ConcurrentHashMap<String, KeyState> keys = new ConcurrentHashMap<>();
   private final Ticker ticker;

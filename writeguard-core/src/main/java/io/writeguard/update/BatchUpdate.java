@@ -69,7 +69,7 @@ final class BatchUpdate {
   private final Codec<Document> documentCodec;
   private final boolean encodesBsonValues;
   // Set while this thread runs a batch: an update a mutator makes from inside it runs alone.
-  private final ThreadLocal<Boolean> runningHere = new ThreadLocal<>();
+  private final ThreadLocal<Boolean> runningHere;
 
   BatchUpdate(UpdateLoop loop, Store store, VersionPolicy versions, RetryPolicy retry,
       WriteGuardListener listener, Ticker ticker, Sleeper sleeper, RandomGenerator random) {
@@ -84,6 +84,30 @@ final class BatchUpdate {
     this.random = random;
     this.documentCodec = store.codecRegistry().get(Document.class);
     this.encodesBsonValues = canEncode(store);
+    this.runningHere = new ThreadLocal<>();
+  }
+
+  /**
+   * The same batches on another store (a lock holder's, for one batch), sharing the policies,
+   * the listener and the nested-update guard.
+   */
+  BatchUpdate on(Store other) {
+    return new BatchUpdate(this, other);
+  }
+
+  private BatchUpdate(BatchUpdate from, Store store) {
+    this.loop = from.loop.on(store);
+    this.store = store;
+    this.versions = from.versions;
+    this.retry = from.retry;
+    this.listener = from.listener;
+    this.scope = from.scope;
+    this.ticker = from.ticker;
+    this.sleeper = from.sleeper;
+    this.random = from.random;
+    this.documentCodec = from.documentCodec;
+    this.encodesBsonValues = from.encodesBsonValues;
+    this.runningHere = from.runningHere;
   }
 
   private static boolean canEncode(Store store) {
@@ -118,6 +142,38 @@ final class BatchUpdate {
     } else {
       batch.fail(i, (RuntimeException) error);
     }
+  }
+
+  /** One caller's update as queued in an updater's own combiner. */
+  record Call(Mutator mutator, boolean returnAfter) {}
+
+  /** Adapts a combiner's batch of {@link Call}s. */
+  static Requests ofCalls(KeyedCombiner.Batch<Call, UpdateOutcome> batch) {
+    return new Requests() {
+      public int size() {
+        return batch.size();
+      }
+
+      public Mutator mutator(int i) {
+        return batch.request(i).mutator();
+      }
+
+      public boolean returnAfter(int i) {
+        return batch.request(i).returnAfter();
+      }
+
+      public long submittedNanos(int i) {
+        return batch.submittedNanos(i);
+      }
+
+      public void succeed(int i, UpdateOutcome outcome) {
+        batch.succeed(i, outcome);
+      }
+
+      public void fail(int i, Throwable error) {
+        BatchUpdate.fail(batch, i, error);
+      }
+    };
   }
 
   /** Adapts a combiner's batch whose requests are mutators. */

@@ -66,6 +66,24 @@ final class UpdateLoop {
     this.documentCodec = store.codecRegistry().get(Document.class);
   }
 
+  /** The same loop on another store (a lock holder's, for one batch); shares everything else. */
+  UpdateLoop on(Store other) {
+    return new UpdateLoop(this, other);
+  }
+
+  private UpdateLoop(UpdateLoop from, Store store) {
+    this.store = store;
+    this.versions = from.versions;
+    this.guard = from.guard;
+    this.retry = from.retry;
+    this.listener = from.listener;
+    this.scope = from.scope;
+    this.ticker = from.ticker;
+    this.sleeper = from.sleeper;
+    this.random = from.random;
+    this.documentCodec = from.documentCodec;
+  }
+
   OperationScope scope() {
     return scope;
   }

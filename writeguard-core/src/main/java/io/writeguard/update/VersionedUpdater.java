@@ -60,14 +60,11 @@ import org.bson.Document;
 public final class VersionedUpdater {
   private final UpdateLoop loop;
   private final BatchUpdate batches;
-  private final KeyedCombiner<Request, UpdateOutcome> combiner; // null: group commit off
+  private final KeyedCombiner<BatchUpdate.Call, UpdateOutcome> combiner; // null: group commit off
   private final VersionPolicy versionPolicy;
   private final RetryPolicy retryPolicy;
   private final WriteGuardListener listener;
   private final String collection;
-
-  /** One caller's update waiting in the combiner. */
-  private record Request(Mutator mutator, boolean returnAfter) {}
 
   private VersionedUpdater(Builder b) {
     this.versionPolicy = b.versionPolicy;
@@ -79,38 +76,11 @@ public final class VersionedUpdater {
     this.batches = new BatchUpdate(loop, b.store, b.versionPolicy, b.retryPolicy, b.listener,
         b.ticker, b.sleeper, b.random);
     this.combiner = !b.groupCommit ? null
-        : KeyedCombiner.<Request, UpdateOutcome>builder(this::runBatch)
+        : KeyedCombiner.<BatchUpdate.Call, UpdateOutcome>builder(
+                (id, batch) -> batches.run(id, BatchUpdate.ofCalls(batch)))
             .maxBatch(b.maxBatchSize)
             .ticker(b.ticker)
             .build();
-  }
-
-  private void runBatch(Object id, KeyedCombiner.Batch<Request, UpdateOutcome> batch) {
-    batches.run(id, new BatchUpdate.Requests() {
-      public int size() {
-        return batch.size();
-      }
-
-      public Mutator mutator(int i) {
-        return batch.request(i).mutator();
-      }
-
-      public boolean returnAfter(int i) {
-        return batch.request(i).returnAfter();
-      }
-
-      public long submittedNanos(int i) {
-        return batch.submittedNanos(i);
-      }
-
-      public void succeed(int i, UpdateOutcome outcome) {
-        batch.succeed(i, outcome);
-      }
-
-      public void fail(int i, Throwable error) {
-        BatchUpdate.fail(batch, i, error);
-      }
-    });
   }
 
   private UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
@@ -124,7 +94,8 @@ public final class VersionedUpdater {
     Objects.requireNonNull(mutator, "mutator");
     try {
       // Queued no longer than the call's deadline: the same budget a lone call has.
-      return combiner.submit(id, new Request(mutator, returnAfter), retryPolicy.deadline());
+      return combiner.submit(id, new BatchUpdate.Call(mutator, returnAfter),
+          retryPolicy.deadline());
     } catch (CombineTimeoutException e) {
       RetriesExhaustedException out = new RetriesExhaustedException(collection, id, 0,
           e.waited(), RetriesExhaustedException.Budget.DEADLINE, OptionalLong.empty(), e);

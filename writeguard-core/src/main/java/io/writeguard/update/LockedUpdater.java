@@ -1,0 +1,364 @@
+package io.writeguard.update;
+
+import com.mongodb.client.MongoCollection;
+import io.writeguard.Sleeper;
+import io.writeguard.Ticker;
+import io.writeguard.combine.CombineTimeoutException;
+import io.writeguard.combine.KeyedCombiner;
+import io.writeguard.internal.Checks;
+import io.writeguard.internal.UnderLock;
+import io.writeguard.lock.FencedWriter;
+import io.writeguard.lock.Fencing;
+import io.writeguard.lock.LocalLockService;
+import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.LockService;
+import io.writeguard.lock.LockTimeoutException;
+import io.writeguard.lock.StaleLockException;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.version.VersionPolicy;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.bson.conversions.Bson;
+
+/**
+ * Read-modify-write of one MongoDB document under a lock: take the document's lock, read,
+ * let a pure {@link Mutator} decide the change, write, release. Any {@link LockService} works:
+ * in-process for one process, a MongoDB or Redis lease lock for several.
+ *
+ * <p>Why it is built this way. A lock strategy done by hand pays, per update, a lock hand-off,
+ * a read and a write, one caller after another; on a hot document that queue is the whole
+ * cost. Here the callers of this process that update the same document at the same time queue
+ * up (group commit, on by default), and the first of them takes the lock <em>once</em> for the
+ * whole queue, reads once, applies every mutator in arrival order to the state the earlier ones
+ * produced, and writes once; each caller still gets its own {@link UpdateOutcome} or exception,
+ * as if they had run one after another. Callers in other processes meet at the lock as usual.
+ * The batch rules are those of {@link VersionedUpdater}'s group commit (docs/locks.md,
+ * "LockedUpdater"): a mutator that throws fails only its caller; a write whose outcome is
+ * unknown fails the callers it carried ({@link WriteOutcomeUnknownException}) and nobody else.
+ *
+ * <p>What guards the write, besides the lock:
+ *
+ * <ul>
+ *   <li><b>The fence</b> (on by default): the read raises the document's fence to the lock's
+ *       token ({@link FencedWriter#claim}) and every write is filtered on it, so a holder whose
+ *       lease ran out during a pause is refused by MongoDB itself. A refused caller wrote
+ *       nothing; it takes the lock again and starts over, at most
+ *       {@value #MAX_FENCED_REJECTIONS} times, then gets the {@link StaleLockException}.
+ *   <li><b>The version</b> (on by default): the write also filters on the version read and
+ *       raises it, so writers that bypass the lock ({@link VersionedUpdater}, versioned atomic
+ *       operators, a script) are never erased: their write shows up as a conflict, and the
+ *       holder re-reads under the same lock, within the {@link RetryPolicy}. Off
+ *       ({@link Builder#versionFilter}), the version is still written but only the lock and the
+ *       fence stand between two writers.
+ * </ul>
+ *
+ * <p>Failures: {@link LockTimeoutException} (the lock was not had within
+ * {@link Builder#lockWait}, or the queue ahead did not clear within the lock wait plus the
+ * retry policy's deadline), {@code LockBackendException}, {@link StaleLockException}, and the
+ * exceptions of {@link VersionedUpdater}. A lock whose release fails after the write was applied
+ * does not turn the applied write into an error (the lease frees itself).
+ *
+ * <p>Thread-safe: one instance serves any number of threads.
+ */
+public final class LockedUpdater {
+  /** How often one update takes the lock again after the fence refused it. */
+  public static final int MAX_FENCED_REJECTIONS = 3;
+
+  private final MongoStore store;
+  private final UpdateLoop loop;
+  private final BatchUpdate batches;
+  private final LockService locks;
+  private final FencedWriter writer; // null: unfenced
+  private final String fenceField;
+  private final Bson claimUpdate;    // the fenced read's own update (raising the version), or null
+  private final boolean versioned;
+  private final KeyedCombiner<BatchUpdate.Call, UpdateOutcome> combiner; // null: off
+  private final Duration lockWait;
+  private final String lockPrefix;
+  private final RetryPolicy retryPolicy;
+  private final WriteGuardListener listener;
+
+  private LockedUpdater(Builder b) {
+    this.store = new MongoStore(b.collection);
+    this.locks = b.locks;
+    this.lockWait = b.lockWait;
+    this.lockPrefix = b.lockPrefix != null ? b.lockPrefix : store.collectionName() + ":";
+    this.retryPolicy = b.retryPolicy;
+    this.listener = WriteGuardListener.safe(b.listener);
+    this.versioned = b.versionFilter;
+    this.fenceField = b.fenceField;
+    this.writer = !b.fenced ? null : FencedWriter.builder(b.collection)
+        .fenceField(b.fenceField).listener(b.listener).strategy(b.strategyName).build();
+    this.claimUpdate = b.fenced && b.versionFilter ? b.versionPolicy.increment() : null;
+    this.loop = new UpdateLoop(store, b.versionPolicy, b.retryPolicy, b.listener, b.strategyName,
+        b.ticker, b.sleeper, b.random);
+    this.batches = new BatchUpdate(loop, store, b.versionPolicy, b.retryPolicy, b.listener,
+        b.ticker, b.sleeper, b.random);
+    this.combiner = !b.groupCommit ? null
+        : KeyedCombiner.<BatchUpdate.Call, UpdateOutcome>builder(this::runBatch)
+            .maxBatch(b.maxBatchSize)
+            .ticker(b.ticker)
+            .build();
+  }
+
+  /**
+   * A builder for updates of {@code collection} (write concern acknowledged) under
+   * {@code locks}, keyed {@code <collection name>:<_id>} unless {@link Builder#lockPrefix} says
+   * otherwise.
+   */
+  public static Builder builder(MongoCollection<Document> collection, LockService locks) {
+    return new Builder(collection, locks);
+  }
+
+  /**
+   * Updates document {@code id} under its lock and returns the document as written.
+   *
+   * @throws LockTimeoutException if the lock was not had in time (nothing written)
+   * @throws StaleLockException if the fence refused this update {@value #MAX_FENCED_REJECTIONS}
+   *     times (nothing written)
+   * @throws UpdateFailedException (and subclasses) as {@link VersionedUpdater#update}
+   */
+  public UpdateOutcome update(Object id, Mutator mutator) {
+    return run(id, mutator, true);
+  }
+
+  /** Like {@link #update} with {@code updateOne} / {@code replaceOne}: no document returned. */
+  public UpdateOutcome updateOne(Object id, Mutator mutator) {
+    return run(id, mutator, false);
+  }
+
+  /** Whether concurrent updates of one document share one lock hold (see the class comment). */
+  public boolean groupCommit() {
+    return combiner != null;
+  }
+
+  /** Updates of {@code id} queued for the next lock hold (for tests). */
+  int waiting(Object id) {
+    return combiner == null ? 0 : combiner.waiting(id);
+  }
+
+  /** The collection and strategy name this updater reports events under. */
+  public OperationScope scope() {
+    return loop.scope();
+  }
+
+  private UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(mutator, "mutator");
+    Mutator checked = writer == null ? mutator : leavingTheFence(mutator);
+    int rejections = 0;
+    while (true) {
+      try {
+        return once(id, checked, returnAfter);
+      } catch (StaleLockException e) {
+        // Refused by the fence: a newer holder claimed the document, so this update wrote
+        // nothing and may run again, under a lock taken afresh.
+        if (++rejections >= MAX_FENCED_REJECTIONS) {
+          throw e;
+        }
+        listener.onRetry(loop.scope(), id, rejections, Duration.ZERO);
+      }
+    }
+  }
+
+  private UpdateOutcome once(Object id, Mutator mutator, boolean returnAfter) {
+    if (combiner == null || batches.runningHere()) {
+      if (combiner != null && combiner.isLeading(id)) {
+        throw new IllegalStateException("a mutator updated _id=" + id + " through the same"
+            + " LockedUpdater while its own update of that document held the lock; mutators"
+            + " must be pure");
+      }
+      // Off, or a mutator updating another document from inside a batch: alone, since queued
+      // it could wait for a leader that waits for this thread.
+      LockHandle lock = locks.acquire(lockPrefix + id, lockWait);
+      return UnderLock.run(lock, () -> loop.on(storeFor(id, lock)).run(id, mutator, returnAfter));
+    }
+    Duration maxWait = lockWait.plus(retryPolicy.deadline());
+    try {
+      return combiner.submit(id, new BatchUpdate.Call(mutator, returnAfter), maxWait);
+    } catch (CombineTimeoutException e) {
+      throw new LockTimeoutException(locks.backend(), lockPrefix + id, maxWait,
+          combiner.waiting(id));
+    }
+  }
+
+  /** One batch: the lock once, then group commit's rounds on a store fenced by its token. */
+  private void runBatch(Object id, KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
+    // A lock that cannot be had fails every caller of the batch (the combiner answers them).
+    LockHandle lock = locks.acquire(lockPrefix + id, lockWait);
+    UnderLock.run(lock, () -> {
+      batches.on(storeFor(id, lock)).run(id, BatchUpdate.ofCalls(batch));
+      return null;
+    });
+  }
+
+  private LockedStore storeFor(Object id, LockHandle lock) {
+    return new LockedStore(store, id, lock, writer, claimUpdate, versioned);
+  }
+
+  /** Refuses a mutation that writes the fence field: only the fencing may move it. */
+  private Mutator leavingTheFence(Mutator mutator) {
+    return current -> {
+      Mutation m = mutator.mutate(current);
+      if (m instanceof Mutation.Update u) {
+        BsonDocument rendered = u.update().toBsonDocument(BsonDocument.class,
+            store.codecRegistry());
+        Fencing.checkLeavesFence(rendered, fenceField);
+        return Mutation.update(rendered);
+      }
+      return m;
+    };
+  }
+
+  /** Configures a {@link LockedUpdater}; not thread-safe. */
+  public static final class Builder {
+    private final MongoCollection<Document> collection;
+    private final LockService locks;
+    private Duration lockWait = Duration.ofSeconds(5);
+    private String lockPrefix;
+    private boolean fenced = true;
+    private String fenceField = Fencing.FIELD;
+    private boolean versionFilter = true;
+    private VersionPolicy versionPolicy = VersionPolicy.defaults();
+    private RetryPolicy retryPolicy = RetryPolicy.defaults();
+    private WriteGuardListener listener = WriteGuardListener.NOOP;
+    private String strategyName = "locked";
+    private Ticker ticker = Ticker.system();
+    private Sleeper sleeper = Sleeper.system();
+    private RandomGenerator random;
+    private boolean groupCommit = true;
+    private int maxBatchSize = VersionedUpdater.Builder.DEFAULT_MAX_BATCH;
+
+    private Builder(MongoCollection<Document> collection, LockService locks) {
+      this.collection = Objects.requireNonNull(collection, "collection");
+      this.locks = Objects.requireNonNull(locks, "locks");
+      if (!collection.getWriteConcern().isAcknowledged()) {
+        throw new IllegalArgumentException("collection write concern must be acknowledged, was "
+            + collection.getWriteConcern() + ": an unacknowledged write cannot tell a refused"
+            + " write from an applied one");
+      }
+    }
+
+    /** How long a batch waits for the document's lock; positive; default 5 s. */
+    public Builder lockWait(Duration lockWait) {
+      this.lockWait = Checks.positive("lockWait", lockWait);
+      return this;
+    }
+
+    /** The lock key is this prefix and the {@code _id}; default the collection name and ':'. */
+    public Builder lockPrefix(String lockPrefix) {
+      this.lockPrefix = Checks.notBlank("lockPrefix", lockPrefix);
+      return this;
+    }
+
+    /** The field that remembers the highest token; default {@value Fencing#FIELD}. */
+    public Builder fenceField(String fenceField) {
+      this.fenceField = Fencing.checkField(fenceField);
+      return this;
+    }
+
+    /**
+     * Whether reads and writes are fenced by the lock's token (default true). Off, a holder
+     * whose lease ran out is stopped only by the version filter, or, with that off too, by
+     * nothing: {@link #build()} then accepts only an in-process lock (backend
+     * {@value LocalLockService#BACKEND}), whose hold is never lost, in a collection no other
+     * process writes (the seed's own fix).
+     */
+    public Builder fencing(boolean fenced) {
+      this.fenced = fenced;
+      return this;
+    }
+
+    /**
+     * Whether the write also filters on the version read (default true), so that writers which
+     * bypass the lock are never erased. Off, the lock and the fence alone guard the write: the
+     * way a plain lock user writes, and the lab's setting, so that a broken lock shows up as
+     * lost updates.
+     */
+    public Builder versionFilter(boolean versionFilter) {
+      this.versionFilter = versionFilter;
+      return this;
+    }
+
+    public Builder versionPolicy(VersionPolicy versionPolicy) {
+      this.versionPolicy = Objects.requireNonNull(versionPolicy, "versionPolicy");
+      return this;
+    }
+
+    /**
+     * Bounds the re-reads under the lock after a conflict (a writer that bypassed the lock moved
+     * the version) or a transient error, and how long a caller may stay queued.
+     */
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+      return this;
+    }
+
+    /** Hears attempts, conflicts, outcomes, batches and fenced rejections. */
+    public Builder listener(WriteGuardListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** The strategy named in events' {@link OperationScope} (default {@code locked}). */
+    public Builder strategyName(String strategyName) {
+      this.strategyName = Checks.notBlank("strategyName", strategyName);
+      return this;
+    }
+
+    /** The clock of deadlines and of the queue. */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    public Builder sleeper(Sleeper sleeper) {
+      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
+    }
+
+    /** The source of backoff jitter; shared by all threads, so thread-safe. */
+    public Builder random(RandomGenerator random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * Whether concurrent updates of one document share one lock hold, one read and one write
+     * (default true). Off: every update takes the lock for itself.
+     */
+    public Builder groupCommit(boolean groupCommit) {
+      this.groupCommit = groupCommit;
+      return this;
+    }
+
+    /** The most updates one lock hold runs; at least 1; default 64. */
+    public Builder maxBatchSize(int maxBatchSize) {
+      this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if fencing and the version filter are both off with a
+     *     lock that is not in-process
+     */
+    public LockedUpdater build() {
+      if (!fenced && !versionFilter && !LocalLockService.BACKEND.equals(locks.backend())) {
+        throw new IllegalArgumentException("fencing and the version filter are both off, so"
+            + " the lock alone guards each write; a lock of backend '" + locks.backend()
+            + "' can be lost when its lease runs out, and its old holder's write would erase"
+            + " the next holder's: keep fencing or the version filter on (only an in-process"
+            + " lock, backend '" + LocalLockService.BACKEND + "', may go without both)");
+      }
+      if (versionPolicy.field().equals(fenceField) && fenced) {
+        throw new IllegalArgumentException("fenceField and the version field must differ, both"
+            + " were " + Checks.quote(fenceField));
+      }
+      return new LockedUpdater(this);
+    }
+  }
+}
