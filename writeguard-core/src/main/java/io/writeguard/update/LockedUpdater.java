@@ -153,7 +153,7 @@ public final class LockedUpdater {
     int rejections = 0;
     while (true) {
       try {
-        return once(id, checked, returnAfter);
+        return once(id, checked, returnAfter).afterFencedRejections(rejections);
       } catch (StaleLockException e) {
         // Refused by the fence: a newer holder claimed the document, so this update wrote
         // nothing and may run again, under a lock taken afresh.

@@ -16,16 +16,29 @@ public final class UpdateOutcome {
   private final int attempts;
   private final Duration elapsed;
   private final boolean written;
+  private final int fencedRejections;
 
   UpdateOutcome(
       Object id, Document document, long version, int attempts, Duration elapsed,
       boolean written) {
+    this(id, document, version, attempts, elapsed, written, 0);
+  }
+
+  private UpdateOutcome(Object id, Document document, long version, int attempts,
+      Duration elapsed, boolean written, int fencedRejections) {
     this.id = Objects.requireNonNull(id, "id");
     this.document = document;
     this.version = version;
     this.attempts = attempts;
     this.elapsed = Objects.requireNonNull(elapsed, "elapsed");
     this.written = written;
+    this.fencedRejections = fencedRejections;
+  }
+
+  /** This outcome, reached after {@code n} refusals by the fence (and as many fresh locks). */
+  UpdateOutcome afterFencedRejections(int n) {
+    return n == 0 ? this
+        : new UpdateOutcome(id, document, version, attempts, elapsed, written, n);
   }
 
   /** The document's {@code _id}, as passed to the updater. */
@@ -64,9 +77,18 @@ public final class UpdateOutcome {
     return written;
   }
 
+  /**
+   * How often a {@link LockedUpdater} found this update refused by the fence (a newer lock
+   * holder had claimed the document) and ran it again under a fresh lock; 0 otherwise.
+   */
+  public int fencedRejections() {
+    return fencedRejections;
+  }
+
   @Override
   public String toString() {
     return "UpdateOutcome{id=" + id + ", version=" + version + ", attempts=" + attempts
-        + ", elapsed=" + elapsed.toMillis() + "ms, written=" + written + "}";
+        + ", elapsed=" + elapsed.toMillis() + "ms, written=" + written
+        + (fencedRejections == 0 ? "" : ", fencedRejections=" + fencedRejections) + "}";
   }
 }

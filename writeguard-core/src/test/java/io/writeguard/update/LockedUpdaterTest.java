@@ -390,6 +390,7 @@ class LockedUpdaterTest {
     });
 
     assertThat(outcome.written()).isTrue();
+    assertThat(outcome.fencedRejections()).isEqualTo(1);
     Document doc = stored("d");
     assertThat(doc.getList("log", String.class)).containsExactly("newer", "ours");
     assertThat(doc.getLong("n")).isEqualTo(2);
@@ -421,7 +422,8 @@ class LockedUpdaterTest {
     locks.nextIsLost = true;
     LockedUpdater updater = builder(real, locks).build();
 
-    updater.update("d", current -> replaced(current, "x"));
+    assertThat(updater.update("d", current -> replaced(current, "x")).fencedRejections())
+        .isEqualTo(1);
     assertThat(stored("d").getList("log", String.class)).containsExactly("x");
     assertThat(stored("d").getLong("_fence")).isEqualTo(2);
     assertThat(locks.acquired.get()).isEqualTo(2);

@@ -25,6 +25,7 @@ import io.writeguard.app.lab.report.HtmlReport;
 import io.writeguard.app.lab.report.ResultTable;
 import io.writeguard.app.lab.report.ResultTable.ClosingNote;
 import io.writeguard.app.lab.report.ResultTable.FiguresTable;
+import io.writeguard.internal.Checks;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -146,6 +147,14 @@ public final class LabCommand implements Callable<Integer> {
       description = "Unmeasured run of each strategy first, on other documents; 0s for none"
           + " (default: ${DEFAULT-VALUE}).")
   String warmup;
+
+  @Option(names = "--group-commit", paramLabel = "on|off", defaultValue = "on",
+      description = "on: optimistic, adaptive and the lock strategies combine the concurrent"
+          + " updates of one document into one read and one write (one lock hold for the"
+          + " locks), as the library does by default; off: every update runs alone, so the"
+          + " clients of this process meet at the version check and at the lock"
+          + " (default: ${DEFAULT-VALUE}).")
+  String groupCommit;
 
   @Option(names = "--json", paramLabel = "FILE",
       description = "Also write the results as JSON to FILE.")
@@ -376,7 +385,16 @@ public final class LabCommand implements Callable<Integer> {
           false);
       base = LabSettings.timed(firstClients, d, seed, t, warm);
     }
-    return base.withRounds(rounds).withBalances(balances);
+    return base.withRounds(rounds).withBalances(balances).withGroupCommit(groupCommitOn());
+  }
+
+  private boolean groupCommitOn() {
+    return switch (groupCommit) {
+      case "on" -> true;
+      case "off" -> false;
+      default -> throw new UsageException("--group-commit must be on or off, was "
+          + Checks.quote(groupCommit));
+    };
   }
 
   private BalanceSettings balances(Scenario<?> s) {

@@ -51,10 +51,12 @@ public record LabPlan<O>(Scenario<O> scenario, List<LabStrategy<O>> strategies) 
    * @param rounds measured rounds per strategy, interleaved (round 1 of every strategy, then
    *     round 2, ...); results are the medians (see {@link RoundMedians})
    * @param balances the numbers of the balance scenarios (counter, transfer)
+   * @param groupCommit whether the strategies that can combine concurrent updates of one
+   *     document (optimistic, adaptive, the lock strategies) do so
    */
   public record LabSettings(
       int clients, int docs, long seed, Duration duration, long ops, Duration warmup,
-      int rounds, BalanceSettings balances) {
+      int rounds, BalanceSettings balances, boolean groupCommit) {
     public LabSettings {
       Checks.atLeast("clients", clients, 1);
       Checks.atLeast("docs", docs, 1);
@@ -75,27 +77,40 @@ public record LabPlan<O>(Scenario<O> scenario, List<LabStrategy<O>> strategies) 
     /** Runs for {@code duration} per strategy. */
     public static LabSettings timed(int clients, int docs, long seed, Duration duration, Duration warmup) {
       return new LabSettings(clients, docs, seed, Objects.requireNonNull(duration, "duration"), 0,
-          warmup, 1, BalanceSettings.DEFAULTS);
+          warmup, 1, BalanceSettings.DEFAULTS, true);
     }
 
     /** Runs {@code ops} operations per strategy. */
     public static LabSettings counted(int clients, int docs, long seed, long ops, Duration warmup) {
-      return new LabSettings(clients, docs, seed, null, ops, warmup, 1, BalanceSettings.DEFAULTS);
+      return new LabSettings(clients, docs, seed, null, ops, warmup, 1, BalanceSettings.DEFAULTS,
+          true);
     }
 
     /** The same settings with {@code clients} clients (one point of a sweep). */
     public LabSettings withClients(int clients) {
-      return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances);
+      return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances,
+          groupCommit);
     }
 
     /** The same settings measured over {@code rounds} interleaved rounds. */
     public LabSettings withRounds(int rounds) {
-      return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances);
+      return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances,
+          groupCommit);
     }
 
     /** The same settings with other balance-scenario numbers. */
     public LabSettings withBalances(BalanceSettings balances) {
-      return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances);
+      return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances,
+          groupCommit);
+    }
+
+    /**
+     * The same settings with group commit on or off for every strategy that has it (on by
+     * default, as in the library).
+     */
+    public LabSettings withGroupCommit(boolean groupCommit) {
+      return new LabSettings(clients, docs, seed, duration, ops, warmup, rounds, balances,
+          groupCommit);
     }
 
     public ScenarioSettings scenarioSettings() {

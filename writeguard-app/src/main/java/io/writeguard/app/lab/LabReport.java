@@ -32,9 +32,10 @@ import java.util.Optional;
  * @param rounds measured rounds per strategy (results are medians when more than one)
  * @param balances the balance scenarios' numbers (counter, transfer); null for others
  * @param sweep every client count's results when more than one was given, else null
+ * @param groupCommit whether strategies that can combine concurrent updates of one document did
  */
 @JsonPropertyOrder({"scenario", "server", "clients", "docs", "duration_s", "ops", "warmup_s",
-    "seed", "rounds", "balances", "results", "sweep"})
+    "seed", "rounds", "group_commit", "balances", "results", "sweep"})
 public record LabReport(
     @JsonProperty("scenario") String scenario,
     @JsonProperty("server") ServerInfo server,
@@ -47,7 +48,8 @@ public record LabReport(
     @JsonProperty("results") List<StrategyResult> results,
     @JsonProperty("rounds") int rounds,
     @JsonProperty("balances") @JsonInclude(JsonInclude.Include.NON_NULL) BalanceSettings balances,
-    @JsonProperty("sweep") @JsonInclude(JsonInclude.Include.NON_NULL) List<SweepPoint> sweep) {
+    @JsonProperty("sweep") @JsonInclude(JsonInclude.Include.NON_NULL) List<SweepPoint> sweep,
+    @JsonProperty("group_commit") boolean groupCommit) {
 
   public LabReport {
     results = List.copyOf(results);
@@ -57,7 +59,8 @@ public record LabReport(
   /** A single run of one round, without balance settings. */
   public LabReport(String scenario, ServerInfo server, int clients, int docs, Double durationS,
       Long ops, double warmupS, long seed, List<StrategyResult> results) {
-    this(scenario, server, clients, docs, durationS, ops, warmupS, seed, results, 1, null, null);
+    this(scenario, server, clients, docs, durationS, ops, warmupS, seed, results, 1, null, null,
+        true);
   }
 
   /** The result of {@code strategy}, if it ran. */
@@ -76,7 +79,7 @@ public record LabReport(
   public LabReport withSweep(List<SweepPoint> points) {
     SweepPoint last = points.get(points.size() - 1);
     return new LabReport(scenario, server, last.clients(), docs, durationS, ops, warmupS, seed,
-        last.results(), rounds, balances, points.size() > 1 ? points : null);
+        last.results(), rounds, balances, points.size() > 1 ? points : null, groupCommit);
   }
 
   /**

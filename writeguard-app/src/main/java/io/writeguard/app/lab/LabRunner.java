@@ -160,7 +160,8 @@ public final class LabRunner {
     return new LabReport(plan.scenario().name(), server, settings.clients(), settings.docs(),
         d == null ? null : d.toMillis() / 1000.0, d == null ? settings.ops() : null,
         settings.warmup().toMillis() / 1000.0, settings.seed(), results, rounds,
-        plan.scenario() instanceof BalanceScenario ? settings.balances() : null, null);
+        plan.scenario() instanceof BalanceScenario ? settings.balances() : null, null,
+        settings.groupCommit());
   }
 
   /** Runs {@code strategy} unmeasured; false when there is no warm-up to run. */
@@ -219,7 +220,7 @@ public final class LabRunner {
       run = scenario.start(coll, settings.scenarioSettings());
       impl = strategy.factory().create(
           new StrategyContext(coll, WriteGuardListener.safe(stats), scope, ticker, client,
-              services));
+              services, settings.groupCommit()));
       run.prepare(impl);
     } catch (RuntimeException e) {
       if (impl != null) {

@@ -61,8 +61,9 @@ public interface Strategy<O> extends AutoCloseable {
    * attempts, conflicts, retries, lock waits and fenced rejections (already wrapped so it never
    * throws), the scope to report them under, the clock to time them with, the client the
    * collection belongs to (for strategies that need sessions, such as transactions; null when
-   * the runner was given none), and the other servers it may use (lock collections, Redis).
-   * Immutable.
+   * the runner was given none), the other servers it may use (lock collections, Redis), and
+   * whether strategies that can combine concurrent updates of one document do so (the lab's
+   * {@code --group-commit}). Immutable.
    */
   record StrategyContext(
       MongoCollection<Document> collection,
@@ -70,7 +71,8 @@ public interface Strategy<O> extends AutoCloseable {
       OperationScope scope,
       Ticker ticker,
       MongoClient client,
-      LabServices services) {
+      LabServices services,
+      boolean groupCommit) {
     public StrategyContext {
       Objects.requireNonNull(collection, "collection");
       Objects.requireNonNull(listener, "listener");
@@ -85,7 +87,7 @@ public interface Strategy<O> extends AutoCloseable {
      */
     public StrategyContext(MongoCollection<Document> collection, WriteGuardListener listener,
         OperationScope scope, Ticker ticker) {
-      this(collection, listener, scope, ticker, null, LabServices.none());
+      this(collection, listener, scope, ticker, null, LabServices.none(), true);
     }
   }
 

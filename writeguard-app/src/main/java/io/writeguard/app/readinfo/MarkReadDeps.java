@@ -123,8 +123,9 @@ public final class MarkReadDeps {
   }
 
   /**
-   * Whether {@code optimistic} and {@code adaptive} combine concurrent marks of one document
-   * into one read and one write (group commit; true by default, as in the library).
+   * Whether {@code optimistic}, {@code adaptive} and the lock strategies combine concurrent
+   * marks of one document into one read and one write, under one lock hold for the lock
+   * strategies (group commit; true by default, as in the library).
    */
   public boolean groupCommit() {
     return groupCommit;
@@ -238,10 +239,11 @@ public final class MarkReadDeps {
     }
 
     /**
-     * Whether {@code optimistic} and {@code adaptive} use group commit (default true, the
-     * library's default). Off, every mark runs its own compare-and-set loop: the way to see
-     * version conflicts between the threads of one process, and to stage an interleaving in
-     * which two marks read before either writes.
+     * Whether {@code optimistic}, {@code adaptive} and the lock strategies use group commit
+     * (default true, the library's default). Off, every mark runs its own compare-and-set loop
+     * or takes the lock for itself: the way to see version conflicts between the threads of one
+     * process, to make every mark of one process meet the others at the lock, and to stage an
+     * interleaving in which two marks read before either writes.
      */
     public Builder groupCommit(boolean on) {
       this.groupCommit = on;

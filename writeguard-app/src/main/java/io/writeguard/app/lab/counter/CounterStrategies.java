@@ -217,6 +217,7 @@ public final class CounterStrategies {
           .listener(context.listener())
           .strategyName(context.scope().strategy())
           .ticker(context.ticker())
+          .groupCommit(context.groupCommit())
           .build();
     }
 

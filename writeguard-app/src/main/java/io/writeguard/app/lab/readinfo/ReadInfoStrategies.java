@@ -53,6 +53,7 @@ final class ReadInfoStrategies {
           .listener(context.listener())
           .ticker(context.ticker())
           .retryPolicy(policy)
+          .groupCommit(context.groupCommit())
           .betweenReadAndWrite(betweenReadAndWrite);
     }
 

@@ -45,10 +45,10 @@ public final class ResultTable {
     String warm = s.warmup().isZero() ? "no warm-up" : LabDurations.format(s.warmup()) + " warm-up";
     return String.format(Locale.ROOT,
         "writeguard lab: scenario %s (%s)%n"
-            + "  %s clients, %d hot document%s, %s after %s, seed %d%n"
+            + "  %s clients, %d hot document%s, %s after %s, seed %d, group commit %s%n"
             + "  server: %s MongoDB %s at %s%n",
         scenario, scenarioDescription, clients, s.docs(), s.docs() == 1 ? "" : "s", budget,
-        warm, s.seed(), server.kind(), server.version(), where);
+        warm, s.seed(), s.groupCommit() ? "on" : "off", server.kind(), server.version(), where);
   }
 
   /**

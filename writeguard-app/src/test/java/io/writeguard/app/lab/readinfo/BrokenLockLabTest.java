@@ -37,7 +37,10 @@ import picocli.CommandLine;
  * read, so a broken lock turned into counted conflicts and retries, "0 lost", exit 0.
  *
  * <p>The interleaving is forced: the first two marks of the run (one per client) meet at a
- * barrier between their fenced read and their write, both holding the "lock".
+ * barrier between their fenced read and their write, both holding the "lock". The run has
+ * {@code --group-commit off}: with it on, the two clients' marks of one document queue in
+ * one combiner and only its leader takes the lock, so inside one process the lock has nobody
+ * to exclude (across processes it has; see LockedUpdaterTest's broken-lock test).
  */
 class BrokenLockLabTest {
   @TempDir Path dir;
@@ -122,7 +125,7 @@ class BrokenLockLabTest {
     cl.setErr(new PrintWriter(err, true));
     Path json = dir.resolve("lab.json");
     int status = cl.execute("--mongo-uri", TestMongo.uri(), "--clients", "2", "--docs", "1",
-        "--ops", "40", "--warmup", "0s", "--json", json.toString());
+        "--ops", "40", "--warmup", "0s", "--group-commit", "off", "--json", json.toString());
     assertThat(status).as(out + "\n" + err).isEqualTo(LabCommand.EXIT_FAILED);
     return new ObjectMapper().readTree(json.toFile()).get("results").get(0);
   }

@@ -31,7 +31,7 @@ class HtmlReportTest {
 
   private static LabReport report(List<SweepPoint> points) {
     LabReport base = new LabReport("counter", new ServerInfo("embedded", "5.0.0"), 16, 1, 10.0,
-        null, 1.0, 42, points.get(0).results(), 1, BalanceSettings.DEFAULTS, null);
+        null, 1.0, 42, points.get(0).results(), 1, BalanceSettings.DEFAULTS, null, true);
     return base.withSweep(points);
   }
 
