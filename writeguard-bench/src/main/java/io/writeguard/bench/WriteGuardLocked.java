@@ -1,21 +1,24 @@
 package io.writeguard.bench;
 
-import io.writeguard.lock.FencedWriter;
-import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.redis.RedisLockService;
-import org.bson.Document;
+import io.writeguard.update.LockedUpdater;
+import io.writeguard.update.Mutation;
+import io.writeguard.update.UpdateOutcome;
 import org.bson.types.Binary;
 import org.bson.types.ObjectId;
 
 /**
- * A WriteGuard lease lock around the read-modify-write, as WriteGuard documents it: acquire
- * (waiting up to {@link HotDocument#LOCK_WAIT}), read with {@link FencedWriter#claim} (which
- * raises the document's fence to the lock's token), set the bit, {@link FencedWriter#replaceOne}
- * fenced by the token, release. Locks and writer come from their public builders, with their
- * defaults. Thread-safe.
+ * A WriteGuard lease lock around the read-modify-write, as WriteGuard documents it: a
+ * {@link LockedUpdater} with its defaults over the lock service. Each operation's mutator sets
+ * its bit on the document as read and returns it as the replacement; the updater takes the
+ * lock (waiting up to {@link HotDocument#LOCK_WAIT}), reads with a fenced claim, writes the
+ * replacement fenced by the token and filtered on the version read, and releases. Operations of
+ * this process on the document at the same time share one lock hold, one read and one write
+ * (group commit, the updater's default). Locks and updater come from their public builders, with
+ * their defaults. Thread-safe.
  */
 final class WriteGuardLocked implements Contender {
   static final String MONGO = "writeguard-mongo-lock";
@@ -25,12 +28,15 @@ final class WriteGuardLocked implements Contender {
 
   private final String name;
   private final LockService locks;
-  private final FencedWriter writer;
+  private final LockedUpdater updater;
 
   private WriteGuardLocked(String name, LockService locks, Backends backends) {
     this.name = name;
     this.locks = locks;
-    this.writer = FencedWriter.of(backends.hot());
+    this.updater = LockedUpdater.builder(backends.hot(), locks)
+        .lockWait(HotDocument.LOCK_WAIT)
+        .strategyName("bench")
+        .build();
   }
 
   static WriteGuardLocked mongo(Backends backends) {
@@ -50,22 +56,19 @@ final class WriteGuardLocked implements Contender {
 
   @Override
   public int add(ObjectId docId, long opId) {
-    LockHandle lock;
+    UpdateOutcome outcome;
     try {
-      lock = locks.acquire(docId.toHexString(), HotDocument.LOCK_WAIT);
+      outcome = updater.updateOne(docId, doc -> {
+        doc.put(HotDocument.BITS, new Binary(HotDocument.withBit(HotDocument.bitsOf(doc), opId)));
+        return Mutation.replace(doc);
+      });
     } catch (LockTimeoutException e) {
       throw new BudgetExhaustedException(e.getMessage(), e);
     }
-    try (lock) {
-      Document doc = writer.claim(lock, docId).orElseThrow(() ->
-          new IllegalStateException("no document _id=" + docId));
-      doc.put(HotDocument.BITS, new Binary(HotDocument.withBit(HotDocument.bitsOf(doc), opId)));
-      FencedWriter.Outcome outcome = writer.replaceOne(lock, docId, doc);
-      if (outcome != FencedWriter.Outcome.APPLIED) {
-        throw new IllegalStateException("fenced replace of _id=" + docId + ": " + outcome);
-      }
-      return 1;
+    if (!outcome.written()) {
+      throw new IllegalStateException("the bit of operation " + opId + " was not written");
     }
+    return outcome.attempts();
   }
 
   @Override

@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
+import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.Concurrently;
+import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedUpdater;
+import io.writeguard.update.Mutation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -133,6 +138,41 @@ public abstract class LockServiceContract {
     });
     assertThat(maxHolders.get()).as("holders at once").isEqualTo(1);
     assertThat(counter[0]).isEqualTo((long) threads * perThread);
+  }
+
+  @Test
+  void lockedUpdatersOfTwoServicesKeepEveryUpdateOnOneDocumentWithOnlyTheLockAndFence()
+      throws Exception {
+    // Two updaters stand for two processes (their own combiners; for leased backends their own
+    // services too); without the version filter only the lock and the fence guard the writes.
+    MongoCollection<Document> docs = TestMongo.freshDatabase("LockedUpdaterContract")
+        .getCollection("docs");
+    docs.insertOne(new Document("_id", "hot").append("version", 0L).append("log", List.of()));
+    LockService first = service();
+    LockService second = supportsLeases() ? service() : first;
+    List<LockedUpdater> processes = List.of(
+        LockedUpdater.builder(docs, first).versionFilter(false).build(),
+        LockedUpdater.builder(docs, second).versionFilter(false).build());
+    int threads = 8;
+    int perThread = 25;
+    List<String> acknowledged = new CopyOnWriteArrayList<>();
+    Concurrently.run(threads, Duration.ofSeconds(90), thread -> {
+      for (int i = 0; i < perThread; i++) {
+        String mark = thread + "-" + i;
+        processes.get(thread % 2).updateOne("hot", doc -> {
+          List<String> log = new ArrayList<>(doc.getList("log", String.class));
+          log.add(mark);
+          doc.put("log", log);
+          return Mutation.replace(doc);
+        });
+        acknowledged.add(mark);
+      }
+    });
+    Document hot = docs.find().first();
+    assertThat(acknowledged).hasSize(threads * perThread);
+    assertThat(hot.getList("log", String.class))
+        .containsExactlyInAnyOrderElementsOf(acknowledged);
+    assertThat(hot.getLong("version")).isEqualTo(threads * perThread);
   }
 
   @Test

@@ -66,6 +66,43 @@ class MongoLockTwoProcessTest {
   }
 
   @Test
+  void twoProcessesOfEightThreadsThroughLockedUpdatersKeepEveryAcknowledgedMarkOnce()
+      throws Exception {
+    // Group commit combines each process's threads; only the lock and the fence stand between
+    // the two processes' batches (no version filter), so a second holder would lose marks.
+    data.insertOne(new Document("_id", MongoLockContender.DOC).append("version", 0L)
+        .append("log", List.of()));
+    int perThread = 25;
+    Child a = start("batched", perThread, 5_000);
+    Child b = start("batched", perThread, 5_000);
+    a.awaitLine("READY", Duration.ofSeconds(60));
+    b.awaitLine("READY", Duration.ofSeconds(60));
+    a.go();
+    b.go();
+    List<String> outA = a.awaitExit(Duration.ofSeconds(90));
+    List<String> outB = b.awaitExit(Duration.ofSeconds(90));
+
+    List<String> marks = new ArrayList<>(marks(outA));
+    marks.addAll(marks(outB));
+    assertThat(outA).contains("DONE");
+    assertThat(outB).contains("DONE");
+    long stale = outA.stream().filter(l -> l.startsWith("STALE")).count()
+        + outB.stream().filter(l -> l.startsWith("STALE")).count();
+    assertThat(marks.size() + stale).isEqualTo(2L * MongoLockContender.THREADS * perThread);
+    assertThat(marks(outA)).isNotEmpty();
+    assertThat(marks(outB)).isNotEmpty();
+    List<String> log = data.find().first().getList("log", String.class);
+    assertThat(log).as("every acknowledged mark, each once, and nothing else")
+        .containsExactlyInAnyOrderElementsOf(marks);
+    assertThat(data.find().first().getLong("version")).isEqualTo(marks.size());
+  }
+
+  private static List<String> marks(List<String> lines) {
+    return lines.stream().filter(l -> l.startsWith("MARK "))
+        .map(l -> l.substring("MARK ".length())).collect(Collectors.toList());
+  }
+
+  @Test
   void aKilledHolderIsTakenOverAfterItsLeaseWithNoAcknowledgedWriteLost() throws Exception {
     data.insertOne(new Document("_id", MongoLockContender.DOC).append("n", 0L));
     Child holder = start("hold", 1, 3_000);
