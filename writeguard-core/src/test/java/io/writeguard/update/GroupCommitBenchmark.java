@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
+import io.writeguard.lock.LocalLockService;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
@@ -16,9 +17,10 @@ import org.bson.Document;
 
 /**
  * Not a test: measures one hot document, plain {@code $inc} against a read-modify-write through
- * the default {@link VersionedUpdater} with group commit on and off, at several client counts,
- * in interleaved rounds whose order rotates (the position in a round matters on a loaded
- * machine), reporting medians. Run from the repository root:
+ * the default {@link VersionedUpdater} and through a {@link LockedUpdater} on a
+ * {@code LocalLockService} (fenced, versioned), each with group commit on and off, at several
+ * client counts, in interleaved rounds whose order rotates (the position in a round matters on
+ * a loaded machine), reporting medians. Run from the repository root:
  *
  * <pre>
  * mvn -B -o -q -pl writeguard-core -am test-compile
@@ -47,7 +49,10 @@ public final class GroupCommitBenchmark {
     MongoCollection<Document> docs = TestMongo.freshDatabase("Bench").getCollection("d");
     VersionedUpdater on = VersionedUpdater.builder(docs).build();
     VersionedUpdater off = VersionedUpdater.builder(docs).groupCommit(false).build();
-    String[] names = {"$inc", "group-on", "group-off"};
+    LocalLockService locks = LocalLockService.create();
+    LockedUpdater lockedOn = LockedUpdater.builder(docs, locks).build();
+    LockedUpdater lockedOff = LockedUpdater.builder(docs, locks).groupCommit(false).build();
+    String[] names = {"$inc", "group-on", "group-off", "locked-on", "locked-off"};
     System.out.printf("%-8s %-10s %12s %10s %14s %10s%n", "clients", "strategy", "ops/s",
         "p99 ms", "ratio to $inc", "exhausted");
     for (int clients : clientCounts) {
@@ -61,10 +66,14 @@ public final class GroupCommitBenchmark {
           String id = "hot-" + clients + "-" + round + "-" + s + "-" + System.nanoTime();
           VersionedInsert.insertOne(docs, VersionPolicy.defaults(),
               new Document("_id", id).append("n", 0L));
-          VersionedUpdater u = s == 1 ? on : off;
-          Op op = s == 0
-              ? c -> docs.updateOne(eq("_id", id), Updates.inc("n", 1L))
-              : c -> u.updateOne(id, cur -> Mutation.update(Updates.set("n", cur.getLong("n") + 1)));
+          Mutator plusOne = cur -> Mutation.update(Updates.set("n", cur.getLong("n") + 1));
+          Op op = switch (s) {
+            case 0 -> c -> docs.updateOne(eq("_id", id), Updates.inc("n", 1L));
+            case 1 -> c -> on.updateOne(id, plusOne);
+            case 2 -> c -> off.updateOne(id, plusOne);
+            case 3 -> c -> lockedOn.updateOne(id, plusOne);
+            default -> c -> lockedOff.updateOne(id, plusOne);
+          };
           Result r = measure(clients, seconds, op);
           long stored = docs.find(eq("_id", id)).first().getLong("n");
           if (stored != r.done()) {

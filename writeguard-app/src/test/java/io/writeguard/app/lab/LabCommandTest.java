@@ -65,6 +65,8 @@ class LabCommandTest {
       "--duration   | 10              | '10'",
       "--warmup     | soon            | soon",
       "--ops        | 0               | was 0",
+      "--group-commit | maybe         | maybe",
+      "--group-commit | ON            | ON",
       "--mongo-uri  | http://nope     | http://nope",
       "--mongo-uri  | mongodb://      | mongodb://",
   })
@@ -80,6 +82,17 @@ class LabCommandTest {
     assertThat(err.toString().lines().count()).isEqualTo(1);
     assertThat(out.toString()).isEmpty();
     assertThat(json).doesNotExist();
+  }
+
+  @Test
+  void groupCommitOffIsShownInTheHeaderAndTheJson() throws Exception {
+    Path json = dir.resolve("report.json");
+    assertThat(lab("--strategies", "optimistic,local-lock", "--clients", "4", "--docs", "1",
+        "--ops", "40", "--rounds", "1", "--warmup", "0s", "--group-commit", "off",
+        "--json", json.toString())).isZero();
+    assertThat(out.toString()).contains("group commit off");
+    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.toFile())
+        .get("group_commit").asBoolean(true)).isFalse();
   }
 
   @Test
