@@ -3,6 +3,7 @@ package io.writeguard.adaptive;
 import io.writeguard.Ticker;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.DocumentKey;
 import io.writeguard.internal.UnderLock;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
@@ -57,9 +58,9 @@ public final class AdaptiveUpdater {
   }
 
   private KeyedCombiner<Mutator, UpdateOutcome> lockedCombiner(Builder b, boolean returnDocs) {
-    return KeyedCombiner.<Mutator, UpdateOutcome>builder((id, batch) -> {
+    return KeyedCombiner.<Mutator, UpdateOutcome>builder((key, batch) -> {
       // Every caller is answered inside the step; a failed release must not turn into errors.
-      LockHandle lock = locks.acquire(lockPrefix + id, lockWait);
+      LockHandle lock = locks.acquire(lockKey((DocumentKey) key), lockWait);
       UnderLock.run(lock, () -> {
         updater.updateBatch(batch, returnDocs);
         return null;
@@ -116,7 +117,11 @@ public final class AdaptiveUpdater {
   }
 
   private UpdateOutcome run(Object id, Mutator mutator, boolean returnDocument) {
-    String key = lockPrefix + id;
+    Objects.requireNonNull(id, "id");
+    // Keyed as MongoDB tells documents apart (7 and 7L are one document, two Documents with
+    // their fields in another order are two): one route, one queue and one lock per document.
+    DocumentKey document = DocumentKey.of(id, updater.codecRegistry());
+    String key = lockKey(document);
     if (router.route(key) == Route.OPTIMISTIC) {
       try {
         UpdateOutcome outcome = write(id, mutator, returnDocument);
@@ -130,11 +135,10 @@ public final class AdaptiveUpdater {
     router.lockedStarted(key);
     try {
       if (lockedUpdates != null) {
-        Objects.requireNonNull(id, "id");
         Objects.requireNonNull(mutator, "mutator");
         // Queued at most as long as the lock wait plus the update's own deadline.
         return (returnDocument ? lockedUpdates : lockedUpdateOnes)
-            .submit(id, mutator, lockWait.plus(updater.retryPolicy().deadline()));
+            .submit(document, mutator, lockWait.plus(updater.retryPolicy().deadline()));
       }
       // Not try-with-resources: a release failing after the write was applied must not report
       // the update as failed (a caller retrying it would apply the mutation twice).
@@ -151,7 +155,11 @@ public final class AdaptiveUpdater {
 
   /** The route {@code id}'s next update would take (for reports and tests). */
   public Route routeOf(Object id) {
-    return router.route(lockPrefix + id);
+    return router.route(lockKey(DocumentKey.of(id, updater.codecRegistry())));
+  }
+
+  private String lockKey(DocumentKey document) {
+    return lockPrefix + document.lockText();
   }
 
   /** Builds an {@link AdaptiveUpdater}. Not thread-safe. */

@@ -114,7 +114,7 @@ public final class KeyedCombiner<T, R> {
     Slot<T, R> slot = enter(key);
     try {
       slot.queue.add(me);
-      await(key, slot, me, start + maxWait.toNanos());
+      await(key, slot, me, saturatedNanos(maxWait));
     } finally {
       leave(key);
     }
@@ -162,7 +162,16 @@ public final class KeyedCombiner<T, R> {
     slots.computeIfPresent(key, (k, s) -> --s.users == 0 ? null : s);
   }
 
-  private void await(Object key, Slot<T, R> slot, Waiter<T, R> me, long deadline) {
+  /** {@code d} in nanoseconds, a wait too long for a long being as good as forever. */
+  private static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException forever) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  private void await(Object key, Slot<T, R> slot, Waiter<T, R> me, long maxWaitNanos) {
     boolean interrupted = false;
     try {
       while (true) {
@@ -175,7 +184,7 @@ public final class KeyedCombiner<T, R> {
             lead(key, slot, me);
             continue;
           }
-          long remaining = deadline - ticker.nanoTime();
+          long remaining = maxWaitNanos - (ticker.nanoTime() - me.since); // overflow-safe
           if (remaining <= 0 && me.state.compareAndSet(PENDING, WITHDRAWN)) {
             signalNext(slot);
             throw new CombineTimeoutException(key, Duration.ofNanos(ticker.nanoTime() - me.since));

@@ -119,6 +119,10 @@ public final class Fencing {
       throw new IllegalArgumentException(
           "fenceField must be a top-level field name (no '$' prefix, '.', NUL), was " + Checks.quote(fenceField));
     }
+    if (fenceField.equals("_id")) {
+      throw new IllegalArgumentException("fenceField must not be '_id': the fence changes with"
+          + " every holder and _id never does");
+    }
     return fenceField;
   }
 

@@ -25,6 +25,15 @@ public class StaleLockException extends WriteGuardException {
   }
 
   /**
+   * The same refusal as {@code other} (message, document, token and stack), for a subclass
+   * that marks where it was raised.
+   */
+  protected StaleLockException(StaleLockException other) {
+    this(other.documentId, other.token, other.getMessage());
+    setStackTrace(other.getStackTrace());
+  }
+
+  /**
    * The write was refused before it was sent: the lock handle already knew its lease was lost
    * (renewal failed or the lease ran out), so another holder may own the lock now.
    */

@@ -6,7 +6,12 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Forwards events to listeners, logging and ignoring whatever they throw. Thread-safe. */
+/**
+ * Forwards events to listeners, logging and ignoring whatever they throw: an {@code Error} too
+ * (an assertion in a metrics callback must not turn a stored write into a reported failure),
+ * except a {@link VirtualMachineError}, after which the JVM cannot be trusted to go on.
+ * Thread-safe.
+ */
 final class SafeListener implements WriteGuardListener {
   private static final Logger log = LoggerFactory.getLogger(SafeListener.class);
 
@@ -31,7 +36,9 @@ final class SafeListener implements WriteGuardListener {
     for (WriteGuardListener target : targets) {
       try {
         call.accept(target);
-      } catch (RuntimeException e) {
+      } catch (VirtualMachineError e) {
+        throw e;
+      } catch (RuntimeException | Error e) {
         log.warn("listener {} threw on {}; ignored", target.getClass().getName(), event, e);
       }
     }

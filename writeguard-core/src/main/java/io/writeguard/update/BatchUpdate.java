@@ -2,7 +2,6 @@ package io.writeguard.update;
 
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
-import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
@@ -268,11 +267,18 @@ final class BatchUpdate {
           requests.submittedNanos(i)));
     }
     int retries = 0;
-    while (!pending.isEmpty()) {
-      List<Caller> retried = round(id, requests, pending);
-      if (!retried.isEmpty()) {
-        retries++;
-        backOffOrGiveUp(id, requests, pending, retried, retries);
+    boolean interrupted = false;
+    try {
+      while (!pending.isEmpty()) {
+        List<Caller> retried = round(id, requests, pending);
+        if (!retried.isEmpty()) {
+          retries++;
+          interrupted |= backOffOrGiveUp(id, requests, pending, retried, retries);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt(); // the leader's, kept until its batch is done
       }
     }
   }
@@ -542,8 +548,11 @@ final class BatchUpdate {
   /**
    * After the batch's {@code retries}-th conflict or transient error: each retried caller
    * out of attempts, or whose deadline the backoff would reach, gives up; then one backoff.
+   * An interrupt of the leader cuts the backoff short but fails nobody (the batch's other
+   * callers did not ask to stop, and each still has its own budget): true when that happened,
+   * so the flag is restored once the batch is done.
    */
-  private void backOffOrGiveUp(Object id, Requests requests, List<Caller> pending,
+  private boolean backOffOrGiveUp(Object id, Requests requests, List<Caller> pending,
       List<Caller> retried, int retries) {
     Duration backoff = retry.backoff(retries,
         random != null ? random : ThreadLocalRandom.current());
@@ -569,16 +578,13 @@ final class BatchUpdate {
       }
     }
     if (pending.isEmpty()) {
-      return;
+      return false;
     }
     try {
       sleeper.sleep(backoff);
+      return false;
     } catch (InterruptedException e) {
-      for (Caller c : new ArrayList<>(pending)) {
-        fail(id, requests, pending, c, new WriteGuardInterruptedException("backing off "
-            + backoff.toMillis() + "ms before attempt " + (c.attempt + 1) + " of the update of "
-            + store.collectionName() + " _id=" + id + "; nothing was written", e));
-      }
+      return true;
     }
   }
 

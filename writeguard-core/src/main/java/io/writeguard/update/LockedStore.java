@@ -1,9 +1,13 @@
 package io.writeguard.update;
 
 import com.mongodb.client.model.Filters;
+import io.writeguard.internal.DocumentKey;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.StaleLockException;
+import io.writeguard.version.VersionPolicy;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
@@ -18,12 +22,13 @@ import org.bson.conversions.Bson;
  * <p>Two settings shape every round trip:
  *
  * <ul>
- *   <li><b>Fenced</b> (a {@link FencedWriter} is given): the read is a
- *       {@linkplain FencedWriter#claim claim}, which raises the document's fence to the lock's
- *       token as it reads, and every write is filtered on the fence and raises it. A write the
- *       fence refuses throws {@code StaleLockException} (nothing written). When the writes are
- *       also versioned the claim raises the version as well: a replacing writer that read the
- *       document before the claim then misses instead of writing the old fence back.
+ *   <li><b>Fenced</b> (a {@link FencedWriter} is given): the read is a claim, which raises the
+ *       document's fence to the lock's token as it reads, and every write is filtered on the
+ *       fence and raises it. A write the fence refuses throws a {@link FenceRefusal} (nothing
+ *       written). The claim raises the version as well, so a replacing writer that read the
+ *       document before the claim misses instead of writing the old fence back; and it touches
+ *       only a document whose version the policy accepts ({@link VersionPolicy#usableFilter}):
+ *       one it would refuse is read plainly and refused, unchanged.
  *   <li><b>Versioned</b>: the batch's write filters on the version read, as an optimistic
  *       update does, so a writer that bypasses the lock is never erased (its write shows up as
  *       a conflict, and the round re-reads). Unversioned, the version read is dropped from the
@@ -33,23 +38,57 @@ import org.bson.conversions.Bson;
  * </ul>
  */
 final class LockedStore implements Store {
+  /** How often a claim is tried again when the document's version changed under it. */
+  private static final int CLAIM_TRIES = 3;
+
   private final MongoStore plain;
+  private final Object owner;
+  private final DocumentKey key;
   private final Object id;
   private final LockHandle lock;
   private final FencedWriter writer; // null: unfenced
-  private final Bson claimUpdate;     // the claim's own update (raising the version), or null
+  private final VersionPolicy versions;
   private final boolean versioned;
   private final Codec<Document> documentCodec;
 
-  LockedStore(MongoStore plain, Object id, LockHandle lock, FencedWriter writer,
-      Bson claimUpdate, boolean versioned) {
+  /**
+   * @param owner the updater whose batch this store serves, named in its refusals
+   * @param key the document
+   */
+  LockedStore(MongoStore plain, Object owner, DocumentKey key, LockHandle lock,
+      FencedWriter writer, VersionPolicy versions, boolean versioned) {
     this.plain = plain;
-    this.id = id;
+    this.owner = owner;
+    this.key = key;
+    this.id = key.id();
     this.lock = lock;
     this.writer = writer;
-    this.claimUpdate = claimUpdate;
+    this.versions = versions;
     this.versioned = versioned;
     this.documentCodec = plain.codecRegistry().get(Document.class);
+  }
+
+  /**
+   * The fence refused a write or a claim of this store: a newer holder claimed the document, or
+   * the handle knew its lease was lost. Marked, so that the updater retakes the lock for this
+   * refusal and never for a {@code StaleLockException} a mutator threw.
+   */
+  static final class FenceRefusal extends StaleLockException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Object owner;
+    private final transient DocumentKey key;
+
+    FenceRefusal(StaleLockException refused, Object owner, DocumentKey key) {
+      super(refused);
+      this.owner = owner;
+      this.key = key;
+    }
+
+    /** True for a refusal of an update of {@code key} run by {@code updater}. */
+    boolean refuses(Object updater, DocumentKey document) {
+      return owner == updater && key.equals(document);
+    }
   }
 
   @Override
@@ -67,10 +106,24 @@ final class LockedStore implements Store {
     if (writer == null) {
       return plain.read(readId);
     }
-    Optional<Document> claimed = claimUpdate == null
-        ? writer.claim(lock, readId)
-        : writer.findOneAndUpdate(lock, readId, claimUpdate);
-    return claimed.map(d -> new RawBsonDocument(d, documentCodec)).orElse(null);
+    for (int tries = 1; ; tries++) {
+      Optional<Document> claimed = fenced(() ->
+          writer.findOneAndUpdate(lock, readId, versions.usableFilter(), versions.increment()));
+      if (claimed.isPresent()) {
+        return new RawBsonDocument(claimed.get(), documentCodec);
+      }
+      RawBsonDocument current = plain.read(readId);
+      if (current == null) {
+        return null;
+      }
+      // There, but not claimable: its version is one the policy refuses. Say so, unchanged.
+      versions.expectedVersion(readId, current);
+      if (tries == CLAIM_TRIES) {
+        throw new IllegalStateException("document _id=" + readId + " in " + collectionName()
+            + " could not be claimed " + CLAIM_TRIES + " times though its version "
+            + current.get(versions.field()) + " is usable: is it being rewritten meanwhile?");
+      }
+    }
   }
 
   @Override
@@ -85,9 +138,9 @@ final class LockedStore implements Store {
       return plain.update(match, update, returnAfter);
     }
     if (returnAfter) {
-      return result(writer.findOneAndUpdate(lock, id, match, update));
+      return result(fenced(() -> writer.findOneAndUpdate(lock, id, match, update)));
     }
-    return result(writer.updateOne(lock, id, match, update));
+    return result(fenced(() -> writer.updateOne(lock, id, match, update)));
   }
 
   @Override
@@ -100,9 +153,9 @@ final class LockedStore implements Store {
     Document withoutId = new Document(replacement);
     withoutId.remove("_id");
     if (returnAfter) {
-      return result(writer.findOneAndReplace(lock, id, match, withoutId));
+      return result(fenced(() -> writer.findOneAndReplace(lock, id, match, withoutId)));
     }
-    return result(writer.replaceOne(lock, id, match, withoutId));
+    return result(fenced(() -> writer.replaceOne(lock, id, match, withoutId)));
   }
 
   /**
@@ -114,6 +167,14 @@ final class LockedStore implements Store {
       return batchFilter;
     }
     return writer == null ? Filters.eq("_id", id) : null;
+  }
+
+  private <T> T fenced(Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (StaleLockException e) {
+      throw new FenceRefusal(e, owner, key);
+    }
   }
 
   private static WriteResult result(Optional<Document> after) {

@@ -4,8 +4,10 @@ import com.mongodb.client.MongoCollection;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.combine.CombineTimeoutException;
+import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.DocumentKey;
 import io.writeguard.internal.UnderLock;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.Fencing;
@@ -18,11 +20,13 @@ import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.bson.conversions.Bson;
 
 /**
  * Read-modify-write of one MongoDB document under a lock: take the document's lock, read,
@@ -43,18 +47,24 @@ import org.bson.conversions.Bson;
  * <p>What guards the write, besides the lock:
  *
  * <ul>
- *   <li><b>The fence</b> (on by default): the read raises the document's fence to the lock's
- *       token ({@link FencedWriter#claim}) and every write is filtered on it, so a holder whose
- *       lease ran out during a pause is refused by MongoDB itself. A refused caller wrote
- *       nothing; it takes the lock again and starts over, at most
- *       {@value #MAX_FENCED_REJECTIONS} times, then gets the {@link StaleLockException}.
+ *   <li><b>The fence</b> (on by default): the read is a claim that raises the document's fence
+ *       to the lock's token and its version by one, and every write is filtered on the fence, so
+ *       a holder whose lease ran out during a pause is refused by MongoDB itself. A refused
+ *       caller wrote nothing; it takes the lock again and starts over, at most
+ *       {@value #MAX_FENCED_REJECTIONS} times, then gets the {@link StaleLockException}. The
+ *       claim touches only a document whose version the policy accepts.
  *   <li><b>The version</b> (on by default): the write also filters on the version read and
  *       raises it, so writers that bypass the lock ({@link VersionedUpdater}, versioned atomic
  *       operators, a script) are never erased: their write shows up as a conflict, and the
  *       holder re-reads under the same lock, within the {@link RetryPolicy}. Off
- *       ({@link Builder#versionFilter}), the version is still written but only the lock and the
+ *       ({@link Builder#versionFilter}), the version is still raised but only the lock and the
  *       fence stand between two writers.
  * </ul>
+ *
+ * <p>Callers queue and lock by the document's identity as MongoDB sees it ({@code 7} and
+ * {@code 7L} are one document; two {@code Document} ids with their fields in another order are
+ * two). The leader's interrupt waits until its batch is done; a caller's own, while it is
+ * queued, withdraws it.
  *
  * <p>Failures: {@link LockTimeoutException} (the lock was not had within
  * {@link Builder#lockWait}, or the queue ahead did not clear within the lock wait plus the
@@ -74,13 +84,16 @@ public final class LockedUpdater {
   private final LockService locks;
   private final FencedWriter writer; // null: unfenced
   private final String fenceField;
-  private final Bson claimUpdate;    // the fenced read's own update (raising the version), or null
   private final boolean versioned;
   private final KeyedCombiner<BatchUpdate.Call, UpdateOutcome> combiner; // null: off
   private final Duration lockWait;
   private final String lockPrefix;
   private final RetryPolicy retryPolicy;
+  private final VersionPolicy versionPolicy;
   private final WriteGuardListener listener;
+  private final Ticker ticker;
+  // The documents whose lock this thread holds through this updater (nested updates).
+  private final ThreadLocal<Set<DocumentKey>> holding = ThreadLocal.withInitial(HashSet::new);
 
   private LockedUpdater(Builder b) {
     this.store = new MongoStore(b.collection);
@@ -93,10 +106,13 @@ public final class LockedUpdater {
     this.fenceField = b.fenceField;
     this.writer = !b.fenced ? null : FencedWriter.builder(b.collection)
         .fenceField(b.fenceField).listener(b.listener).strategy(b.strategyName).build();
-    this.claimUpdate = b.fenced && b.versionFilter ? b.versionPolicy.increment() : null;
-    this.loop = new UpdateLoop(store, b.versionPolicy, b.retryPolicy, b.listener, b.strategyName,
+    this.versionPolicy = b.versionPolicy;
+    this.ticker = b.ticker;
+    // The batch engine reports every outcome but a fence refusal this updater retries.
+    WriteGuardListener engine = new RetriedRefusalsUnheard();
+    this.loop = new UpdateLoop(store, b.versionPolicy, b.retryPolicy, engine, b.strategyName,
         b.ticker, b.sleeper, b.random);
-    this.batches = new BatchUpdate(loop, store, b.versionPolicy, b.retryPolicy, b.listener,
+    this.batches = new BatchUpdate(loop, store, b.versionPolicy, b.retryPolicy, engine,
         b.ticker, b.sleeper, b.random);
     this.combiner = !b.groupCommit ? null
         : KeyedCombiner.<BatchUpdate.Call, UpdateOutcome>builder(this::runBatch)
@@ -138,7 +154,7 @@ public final class LockedUpdater {
 
   /** Updates of {@code id} queued for the next lock hold (for tests). */
   int waiting(Object id) {
-    return combiner == null ? 0 : combiner.waiting(id);
+    return combiner == null ? 0 : combiner.waiting(DocumentKey.of(id, store.codecRegistry()));
   }
 
   /** The collection and strategy name this updater reports events under. */
@@ -149,55 +165,118 @@ public final class LockedUpdater {
   private UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(mutator, "mutator");
+    // Keyed as MongoDB tells documents apart: the same document is one queue and one lock,
+    // whatever Java type its id came in, and two documents never share a batch.
+    DocumentKey key = DocumentKey.of(id, store.codecRegistry());
     Mutator checked = writer == null ? mutator : leavingTheFence(mutator);
     int rejections = 0;
     while (true) {
       try {
-        return once(id, checked, returnAfter).afterFencedRejections(rejections);
-      } catch (StaleLockException e) {
+        return once(key, checked, returnAfter).afterFencedRejections(rejections);
+      } catch (LockedStore.FenceRefusal e) {
+        if (!e.refuses(this, key)) {
+          throw e; // a mutator's own (a nested update of another document): unchanged
+        }
         // Refused by the fence: a newer holder claimed the document, so this update wrote
         // nothing and may run again, under a lock taken afresh.
         if (++rejections >= MAX_FENCED_REJECTIONS) {
+          listener.onFailure(scope(), id, e);
           throw e;
         }
-        listener.onRetry(loop.scope(), id, rejections, Duration.ZERO);
+        listener.onRetry(scope(), id, rejections, Duration.ZERO);
       }
     }
   }
 
-  private UpdateOutcome once(Object id, Mutator mutator, boolean returnAfter) {
-    if (combiner == null || batches.runningHere()) {
-      if (combiner != null && combiner.isLeading(id)) {
-        throw new IllegalStateException("a mutator updated _id=" + id + " through the same"
-            + " LockedUpdater while its own update of that document held the lock; mutators"
-            + " must be pure");
-      }
-      // Off, or a mutator updating another document from inside a batch: alone, since queued
+  private UpdateOutcome once(DocumentKey key, Mutator mutator, boolean returnAfter) {
+    Set<DocumentKey> held = holding.get();
+    if (held.contains(key)) {
+      throw new IllegalStateException("a mutator updated _id=" + key + " through the same"
+          + " LockedUpdater while an update of that document held its lock; mutators must be"
+          + " pure");
+    }
+    if (combiner == null || !held.isEmpty()) {
+      // Off, or a mutator updating another document from inside a hold: alone, since queued
       // it could wait for a leader that waits for this thread.
-      LockHandle lock = locks.acquire(lockPrefix + id, lockWait);
-      return UnderLock.run(lock, () -> loop.on(storeFor(id, lock)).run(id, mutator, returnAfter));
+      LockHandle lock = acquire(key);
+      return holdingWhile(key, () -> UnderLock.run(lock,
+          () -> loop.on(storeFor(key, lock)).run(key.id(), mutator, returnAfter)));
     }
     Duration maxWait = lockWait.plus(retryPolicy.deadline());
     try {
-      return combiner.submit(id, new BatchUpdate.Call(mutator, returnAfter), maxWait);
+      return combiner.submit(key, new BatchUpdate.Call(mutator, returnAfter), maxWait);
     } catch (CombineTimeoutException e) {
-      throw new LockTimeoutException(locks.backend(), lockPrefix + id, maxWait,
-          combiner.waiting(id));
+      LockTimeoutException timeout = new LockTimeoutException(locks.backend(), lockKey(key),
+          maxWait, combiner.waiting(key));
+      listener.onFailure(scope(), key.id(), timeout);
+      throw timeout;
     }
   }
 
-  /** One batch: the lock once, then group commit's rounds on a store fenced by its token. */
-  private void runBatch(Object id, KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
-    // A lock that cannot be had fails every caller of the batch (the combiner answers them).
-    LockHandle lock = locks.acquire(lockPrefix + id, lockWait);
-    UnderLock.run(lock, () -> {
-      batches.on(storeFor(id, lock)).run(id, BatchUpdate.ofCalls(batch));
-      return null;
-    });
+  /**
+   * One batch: the lock once, then group commit's rounds on a store fenced by its token. An
+   * interrupt of the leader waits until the batch is done (the flag is restored then): the
+   * batch's other callers did not ask to stop, and a batch taken is never abandoned.
+   */
+  private void runBatch(Object k, KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
+    DocumentKey key = (DocumentKey) k;
+    boolean interrupted = Thread.interrupted();
+    try {
+      long start = ticker.nanoTime();
+      LockHandle lock = null;
+      while (lock == null) {
+        Duration left = lockWait.minusNanos(ticker.nanoTime() - start);
+        try {
+          lock = locks.acquire(lockKey(key), left.isNegative() || left.isZero() ? Duration.ofNanos(1) : left);
+        } catch (WriteGuardInterruptedException e) {
+          interrupted |= Thread.interrupted(); // the service restored the flag: keep it for later
+        } catch (RuntimeException e) {
+          // Not had in time, or the backend failed: every caller of the batch fails with it
+          // (the combiner answers them), and it is each one's last event.
+          for (int i = 0; i < batch.size(); i++) {
+            listener.onFailure(scope(), key.id(), e);
+          }
+          throw e;
+        }
+      }
+      LockHandle held = lock;
+      holdingWhile(key, () -> UnderLock.run(held, () -> {
+        batches.on(storeFor(key, held)).run(key.id(), BatchUpdate.ofCalls(batch));
+        return null;
+      }));
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
-  private LockedStore storeFor(Object id, LockHandle lock) {
-    return new LockedStore(store, id, lock, writer, claimUpdate, versioned);
+  /** Takes the document's lock for one caller; a failure is that caller's last event. */
+  private LockHandle acquire(DocumentKey key) {
+    try {
+      return locks.acquire(lockKey(key), lockWait);
+    } catch (RuntimeException e) {
+      listener.onFailure(scope(), key.id(), e);
+      throw e;
+    }
+  }
+
+  private <T> T holdingWhile(DocumentKey key, Supplier<T> work) {
+    Set<DocumentKey> held = holding.get();
+    held.add(key);
+    try {
+      return work.get();
+    } finally {
+      held.remove(key);
+    }
+  }
+
+  private String lockKey(DocumentKey key) {
+    return lockPrefix + key.lockText();
+  }
+
+  private LockedStore storeFor(DocumentKey key, LockHandle lock) {
+    return new LockedStore(store, this, key, lock, writer, versionPolicy, versioned);
   }
 
   /** Refuses a mutation that writes the fence field: only the fencing may move it. */
@@ -212,6 +291,53 @@ public final class LockedUpdater {
       }
       return m;
     };
+  }
+
+  /**
+   * The batch engine's listener: every event of the update loop but the failure of a caller
+   * whose fenced write was refused, which this updater retries under a fresh lock (and reports
+   * itself if it gives up), so that each update ends in one success, exhaustion or failure.
+   */
+  private final class RetriedRefusalsUnheard implements WriteGuardListener {
+    private final WriteGuardListener target = listener;
+
+    @Override
+    public void onAttempt(OperationScope scope, Object key, int attempt) {
+      target.onAttempt(scope, key, attempt);
+    }
+
+    @Override
+    public void onConflict(OperationScope scope, Object key, int attempt) {
+      target.onConflict(scope, key, attempt);
+    }
+
+    @Override
+    public void onRetry(OperationScope scope, Object key, int attempt, Duration backoff) {
+      target.onRetry(scope, key, attempt, backoff);
+    }
+
+    @Override
+    public void onSuccess(OperationScope scope, Object key, int attempts, Duration elapsed) {
+      target.onSuccess(scope, key, attempts, elapsed);
+    }
+
+    @Override
+    public void onExhausted(OperationScope scope, Object key, int attempts, Duration elapsed) {
+      target.onExhausted(scope, key, attempts, elapsed);
+    }
+
+    @Override
+    public void onFailure(OperationScope scope, Object key, Throwable error) {
+      if (!(error instanceof LockedStore.FenceRefusal refusal
+          && refusal.refuses(LockedUpdater.this, DocumentKey.of(key, store.codecRegistry())))) {
+        target.onFailure(scope, key, error);
+      }
+    }
+
+    @Override
+    public void onBatch(OperationScope scope, Object key, int size) {
+      target.onBatch(scope, key, size);
+    }
   }
 
   /** Configures a {@link LockedUpdater}; not thread-safe. */

@@ -6,6 +6,7 @@ import io.writeguard.Ticker;
 import io.writeguard.combine.CombineTimeoutException;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.DocumentKey;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.path.AtomicUpdates;
@@ -17,6 +18,7 @@ import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 import org.bson.Document;
+import org.bson.codecs.configuration.CodecRegistry;
 
 /**
  * Optimistic read-modify-write of one MongoDB document, safe against lost updates.
@@ -65,19 +67,21 @@ public final class VersionedUpdater {
   private final RetryPolicy retryPolicy;
   private final WriteGuardListener listener;
   private final String collection;
+  private final CodecRegistry codecs;
 
   private VersionedUpdater(Builder b) {
     this.versionPolicy = b.versionPolicy;
     this.retryPolicy = b.retryPolicy;
     this.listener = WriteGuardListener.safe(b.listener);
     this.collection = b.store.collectionName();
+    this.codecs = b.store.codecRegistry();
     this.loop = new UpdateLoop(b.store, b.versionPolicy, b.retryPolicy, b.listener,
         b.strategyName, b.ticker, b.sleeper, b.random);
     this.batches = new BatchUpdate(loop, b.store, b.versionPolicy, b.retryPolicy, b.listener,
         b.ticker, b.sleeper, b.random);
     this.combiner = !b.groupCommit ? null
         : KeyedCombiner.<BatchUpdate.Call, UpdateOutcome>builder(
-                (id, batch) -> batches.run(id, BatchUpdate.ofCalls(batch)))
+                (key, batch) -> batches.run(((DocumentKey) key).id(), BatchUpdate.ofCalls(batch)))
             .maxBatch(b.maxBatchSize)
             .ticker(b.ticker)
             .build();
@@ -94,8 +98,9 @@ public final class VersionedUpdater {
     Objects.requireNonNull(mutator, "mutator");
     try {
       // Queued no longer than the call's deadline: the same budget a lone call has.
-      return combiner.submit(id, new BatchUpdate.Call(mutator, returnAfter),
-          retryPolicy.deadline());
+      // Keyed as MongoDB tells documents apart, so one batch never mixes two documents.
+      return combiner.submit(DocumentKey.of(id, codecs), new BatchUpdate.Call(mutator,
+          returnAfter), retryPolicy.deadline());
     } catch (CombineTimeoutException e) {
       RetriesExhaustedException out = new RetriesExhaustedException(collection, id, 0,
           e.waited(), RetriesExhaustedException.Budget.DEADLINE, OptionalLong.empty(), e);
@@ -162,7 +167,9 @@ public final class VersionedUpdater {
   }
 
   /**
-   * Runs a batch gathered by a caller's own {@link KeyedCombiner} (keyed by {@code _id}) on
+   * Runs a batch gathered by a caller's own {@link KeyedCombiner} (keyed by {@code _id}, by a
+   * value whose Java equality is MongoDB's: an ObjectId, a String, a Long, not a
+   * {@code Document} whose field order may vary) on
    * the calling thread, with group commit's rules: one read and one write per round, each
    * request answered with its {@link UpdateOutcome} or exception. Meant for a lock holder:
    * a combiner step that takes the document's lock and calls this pays one lock hand-off and
@@ -179,12 +186,13 @@ public final class VersionedUpdater {
   public void updateBatch(KeyedCombiner.Batch<? extends Mutator, UpdateOutcome> batch,
       boolean returnDocuments) {
     Objects.requireNonNull(batch, "batch");
-    batches.run(batch.key(), BatchUpdate.of(batch, returnDocuments));
+    Object id = batch.key() instanceof DocumentKey key ? key.id() : batch.key();
+    batches.run(id, BatchUpdate.of(batch, returnDocuments));
   }
 
   /** Updates of {@code id} queued for the next batch (for tests). */
   int waiting(Object id) {
-    return combiner == null ? 0 : combiner.waiting(id);
+    return combiner == null ? 0 : combiner.waiting(DocumentKey.of(id, codecs));
   }
 
   /** Whether concurrent updates of one document are combined (see the class comment). */
@@ -194,6 +202,11 @@ public final class VersionedUpdater {
 
   public VersionPolicy versionPolicy() {
     return versionPolicy;
+  }
+
+  /** The codecs of the updater's collection (how its ids and documents are encoded). */
+  public CodecRegistry codecRegistry() {
+    return codecs;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.writeguard.version;
 
 import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.writeguard.internal.Checks;
 import java.util.Locale;
@@ -8,6 +9,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
+import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.Document;
 import org.bson.conversions.Bson;
@@ -83,6 +85,20 @@ public final class VersionPolicy {
   /** {@code {_id: id, <field>: {$exists: false}}}: matches only a legacy, unversioned document. */
   public Bson missingFilter(Object id) {
     return new Document("_id", id).append(field, new Document("$exists", false));
+  }
+
+  /**
+   * A filter matching the documents whose version this policy accepts: a non-negative int32 or
+   * int64 below {@code Long.MAX_VALUE}, or none at all when legacy documents are adopted. For a
+   * write that raises the version without knowing it (a claim), so that it never touches a
+   * version that {@link #expectedVersion} would refuse.
+   */
+  public Bson usableFilter() {
+    Bson usable = Filters.and(
+        Filters.or(Filters.type(field, BsonType.INT32), Filters.type(field, BsonType.INT64)),
+        Filters.gte(field, 0L), Filters.lt(field, Long.MAX_VALUE));
+    return missingVersion == MissingVersion.ADOPT
+        ? Filters.or(Filters.exists(field, false), usable) : usable;
   }
 
   /** {@code {$inc: {<field>: 1 (int64)}}}: on a missing field it creates the version as 1. */

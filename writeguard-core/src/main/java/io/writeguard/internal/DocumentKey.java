@@ -1,0 +1,178 @@
+package io.writeguard.internal;
+
+import java.math.BigDecimal;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.types.Decimal128;
+
+/**
+ * A document's {@code _id} as MongoDB tells documents apart, for keying per-document queues and
+ * locks in Java. Not API; immutable and thread-safe.
+ *
+ * <p>Why it exists. Java's equality is not MongoDB's: {@code 7} and {@code 7L} (and
+ * {@code 7.0}) are one {@code _id} to MongoDB but unequal in Java; {@code "k"} and
+ * {@code new BsonString("k")} are one document; a {@code byte[]} is equal only to itself; and
+ * {@code Document.equals} ignores field order, which MongoDB does not ({@code {a: 1, b: 2}} and
+ * {@code {b: 2, a: 1}} are two documents). Keyed by the raw id, a group-commit queue would run
+ * one document's update on another, and a lock would let the same document be held twice.
+ *
+ * <p>So the id is encoded with the collection's codecs and turned into a canonical text:
+ * numbers by their exact value (whatever their BSON type), documents with their field order,
+ * every other value with its type. Two keys are equal exactly when the ids name the same
+ * document (a collection collation that is not the simple one is not seen). {@link #lockText()}
+ * is the short form for lock keys: the same for the same document, and readable for the usual
+ * ids (an ObjectId's hex, a string as it is, an integral number in decimal); two documents may
+ * share it ({@code "7"} and {@code 7}), which only makes them wait for each other.
+ */
+public final class DocumentKey {
+  private static final HexFormat HEX = HexFormat.of();
+
+  private final Object id;
+  private final String canonical;
+  private final String lockText;
+
+  private DocumentKey(Object id, String canonical, String lockText) {
+    this.id = id;
+    this.canonical = canonical;
+    this.lockText = lockText;
+  }
+
+  /**
+   * The key of {@code id}, encoded with {@code registry}.
+   *
+   * @throws org.bson.codecs.configuration.CodecConfigurationException if no codec encodes it
+   */
+  public static DocumentKey of(Object id, CodecRegistry registry) {
+    Objects.requireNonNull(id, "id");
+    BsonValue value = new Document("_id", id).toBsonDocument(BsonDocument.class, registry)
+        .get("_id");
+    StringBuilder canonical = new StringBuilder();
+    append(canonical, value);
+    return new DocumentKey(id, canonical.toString(), lockText(value, canonical));
+  }
+
+  /** The id as the caller gave it. */
+  public Object id() {
+    return id;
+  }
+
+  /** The id's text in a lock key (see the class comment). */
+  public String lockText() {
+    return lockText;
+  }
+
+  private static String lockText(BsonValue value, CharSequence canonical) {
+    if (value.isObjectId()) {
+      return value.asObjectId().getValue().toHexString();
+    }
+    if (value.isString()) {
+      return value.asString().getValue();
+    }
+    if (value.isNumber() || value.isDecimal128()) {
+      BigDecimal exact = exact(value);
+      if (exact != null && exact.scale() <= 0) {
+        try {
+          return Long.toString(exact.longValueExact());
+        } catch (ArithmeticException tooBig) {
+          return exact.toPlainString();
+        }
+      }
+    }
+    return canonical.toString();
+  }
+
+  private static void append(StringBuilder out, BsonValue value) {
+    switch (value.getBsonType()) {
+      case INT32, INT64, DOUBLE, DECIMAL128 -> {
+        BigDecimal exact = exact(value);
+        out.append('#').append(exact != null ? exact.toPlainString() : special(value));
+      }
+      case STRING -> string(out.append('s'), value.asString().getValue());
+      case SYMBOL -> string(out.append('s'), value.asSymbol().getSymbol());
+      case OBJECT_ID -> out.append('o').append(value.asObjectId().getValue().toHexString());
+      case BOOLEAN -> out.append(value.asBoolean().getValue() ? "b1" : "b0");
+      case DATE_TIME -> out.append('d').append(value.asDateTime().getValue());
+      case NULL -> out.append('n');
+      case BINARY -> out.append('x').append(value.asBinary().getType() & 0xff).append(':')
+          .append(HEX.formatHex(value.asBinary().getData())).append(';');
+      case DOCUMENT -> {
+        out.append('{');
+        for (Map.Entry<String, BsonValue> field : value.asDocument().entrySet()) {
+          string(out, field.getKey());
+          append(out, field.getValue());
+        }
+        out.append('}');
+      }
+      case ARRAY -> {
+        out.append('[');
+        for (BsonValue element : value.asArray()) {
+          append(out, element);
+        }
+        out.append(']');
+      }
+      default -> string(out.append('?').append(value.getBsonType()).append(':'),
+          value.toString());
+    }
+  }
+
+  /** Length-prefixed, so no string can end where another value begins. */
+  private static void string(StringBuilder out, String s) {
+    out.append(s.length()).append(':').append(s);
+  }
+
+  /** The exact value of a finite number, -0 as 0; null for NaN and the infinities. */
+  private static BigDecimal exact(BsonValue value) {
+    return switch (value.getBsonType()) {
+      case INT32 -> BigDecimal.valueOf(value.asInt32().getValue());
+      case INT64 -> BigDecimal.valueOf(value.asInt64().getValue());
+      case DOUBLE -> {
+        double d = value.asDouble().getValue();
+        yield Double.isFinite(d) ? canonical(new BigDecimal(d)) : null;
+      }
+      default -> {
+        Decimal128 d = value.asDecimal128().getValue();
+        if (d.isNaN() || d.isInfinite()) {
+          yield null;
+        }
+        try {
+          yield canonical(d.bigDecimalValue());
+        } catch (ArithmeticException negativeZero) { // the one value BigDecimal cannot hold
+          yield BigDecimal.ZERO;
+        }
+      }
+    };
+  }
+
+  private static BigDecimal canonical(BigDecimal d) {
+    return d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
+  }
+
+  private static String special(BsonValue value) {
+    double d = value.isDouble() ? value.asDouble().getValue()
+        : value.asDecimal128().getValue().isNaN() ? Double.NaN
+        : value.asDecimal128().getValue().isNegative() ? Double.NEGATIVE_INFINITY
+        : Double.POSITIVE_INFINITY;
+    return Double.isNaN(d) ? "NaN" : d > 0 ? "+Inf" : "-Inf";
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof DocumentKey k && k.canonical.equals(canonical);
+  }
+
+  @Override
+  public int hashCode() {
+    return canonical.hashCode();
+  }
+
+  /** The id as given, for messages. */
+  @Override
+  public String toString() {
+    return String.valueOf(id instanceof byte[] b ? "0x" + HEX.formatHex(b) : id);
+  }
+}

@@ -1,0 +1,79 @@
+package io.writeguard.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.MongoClientSettings;
+import java.util.List;
+import org.bson.BsonBinary;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.bson.types.Binary;
+import org.bson.types.Decimal128;
+import org.bson.types.ObjectId;
+import org.junit.jupiter.api.Test;
+
+/** Keys are equal exactly when MongoDB would take the two ids for one document. */
+class DocumentKeyTest {
+  private static DocumentKey key(Object id) {
+    return DocumentKey.of(id, MongoClientSettings.getDefaultCodecRegistry());
+  }
+
+  private static void same(Object a, Object b) {
+    assertThat(key(a)).as("%s and %s", a, b).isEqualTo(key(b));
+    assertThat(key(a).hashCode()).isEqualTo(key(b).hashCode());
+    assertThat(key(a).lockText()).isEqualTo(key(b).lockText());
+  }
+
+  private static void different(Object a, Object b) {
+    assertThat(key(a)).as("%s and %s", a, b).isNotEqualTo(key(b));
+  }
+
+  @Test
+  void numbersAreOneIdByTheirValueWhateverTheirType() {
+    same(7, 7L);
+    same(7L, 7.0);
+    same(7.0, new Decimal128(new java.math.BigDecimal("7.00")));
+    same(0.0, -0.0);
+    same(Decimal128.NEGATIVE_ZERO, 0);
+    same(0.5, new Decimal128(new java.math.BigDecimal("0.50")));
+    same(Double.NaN, Decimal128.NaN);
+    different(0.1, new Decimal128(new java.math.BigDecimal("0.1"))); // 0.1 is not exact in binary
+    different(7, 8);
+    different(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY);
+  }
+
+  @Test
+  void stringsBinariesAndObjectIdsAreComparedByValue() {
+    same("k", new BsonString("k"));
+    same(new byte[] {1, 2, 3}, new byte[] {1, 2, 3});
+    same(new byte[] {1, 2, 3}, new Binary(new byte[] {1, 2, 3}));
+    same(new BsonBinary(new byte[] {1}), new byte[] {1});
+    different(new Binary((byte) 4, new byte[] {1}), new byte[] {1}); // another subtype
+    ObjectId oid = new ObjectId();
+    same(oid, new ObjectId(oid.toHexString()));
+    assertThat(key(oid).lockText()).isEqualTo(oid.toHexString());
+    assertThat(key("invoice-42").lockText()).isEqualTo("invoice-42");
+    assertThat(key(42.0).lockText()).isEqualTo("42");
+  }
+
+  @Test
+  void documentsKeepTheirFieldOrderAndTypesStayApart() {
+    Document ab = new Document("a", 1).append("b", 2);
+    Document ba = new Document("b", 2).append("a", 1);
+    assertThat(ab).isEqualTo(ba); // Java says one, MongoDB says two
+    different(ab, ba);
+    same(ab, new Document("a", 1L).append("b", 2.0));
+    different(List.of(1, 2), List.of(2, 1));
+    different("7", 7);
+    different("", List.of());
+    different(new Document("a", "b"), new Document("ab", "")); // field names are delimited
+    // Different documents may share a lock text; that only makes them wait for each other.
+    assertThat(key("7").lockText()).isEqualTo(key(7).lockText());
+  }
+
+  @Test
+  void theKeyKeepsTheIdAsGiven() {
+    assertThat(key(7).id()).isEqualTo(7);
+    assertThat(key(new byte[] {10}).toString()).isEqualTo("0x0a");
+  }
+}
