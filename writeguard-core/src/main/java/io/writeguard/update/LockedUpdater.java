@@ -223,20 +223,27 @@ public final class LockedUpdater {
     boolean interrupted = Thread.interrupted();
     try {
       long start = ticker.nanoTime();
+      Duration wait = lockWait;
       LockHandle lock = null;
       while (lock == null) {
-        Duration left = lockWait.minusNanos(ticker.nanoTime() - start);
         try {
-          lock = locks.acquire(lockKey(key), left.isNegative() || left.isZero() ? Duration.ofNanos(1) : left);
+          lock = locks.acquire(lockKey(key), wait);
         } catch (WriteGuardInterruptedException e) {
-          interrupted |= Thread.interrupted(); // the service restored the flag: keep it for later
+          Thread.interrupted(); // the service restored the flag: keep it for after the batch
+          interrupted = true;
+          Duration left = lockWait.minusNanos(ticker.nanoTime() - start);
+          wait = left.isNegative() || left.isZero() ? Duration.ofNanos(1) : left;
         } catch (RuntimeException e) {
           // Not had in time, or the backend failed: every caller of the batch fails with it
-          // (the combiner answers them), and it is each one's last event.
+          // (the combiner answers them), and it is each one's last event. A wait cut by an
+          // interrupt and resumed is still reported against the whole lock wait.
+          RuntimeException failure = e instanceof LockTimeoutException t && wait != lockWait
+              ? new LockTimeoutException(locks.backend(), lockKey(key), lockWait, t.waiters())
+              : e;
           for (int i = 0; i < batch.size(); i++) {
-            listener.onFailure(scope(), key.id(), e);
+            listener.onFailure(scope(), key.id(), failure);
           }
-          throw e;
+          throw failure;
         }
       }
       LockHandle held = lock;
