@@ -224,6 +224,7 @@ public final class LockedUpdater {
     try {
       long start = ticker.nanoTime();
       Duration wait = lockWait;
+      boolean resumed = false;
       LockHandle lock = null;
       while (lock == null) {
         try {
@@ -231,13 +232,14 @@ public final class LockedUpdater {
         } catch (WriteGuardInterruptedException e) {
           Thread.interrupted(); // the service restored the flag: keep it for after the batch
           interrupted = true;
+          resumed = true;
           Duration left = lockWait.minusNanos(ticker.nanoTime() - start);
           wait = left.isNegative() || left.isZero() ? Duration.ofNanos(1) : left;
         } catch (RuntimeException e) {
           // Not had in time, or the backend failed: every caller of the batch fails with it
           // (the combiner answers them), and it is each one's last event. A wait cut by an
           // interrupt and resumed is still reported against the whole lock wait.
-          RuntimeException failure = e instanceof LockTimeoutException t && wait != lockWait
+          RuntimeException failure = e instanceof LockTimeoutException t && resumed
               ? new LockTimeoutException(locks.backend(), lockKey(key), lockWait, t.waiters())
               : e;
           for (int i = 0; i < batch.size(); i++) {
