@@ -1,7 +1,6 @@
 package io.writeguard.combine;
 
 import io.writeguard.Ticker;
-import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,7 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  *   <li><b>Bounded waits.</b> A request still queued when its {@code maxWait} runs out is
  *       withdrawn ({@link CombineTimeoutException}); one already taken by a batch is never
  *       abandoned, because the step may be writing it: its caller waits for the answer.
- *       Likewise an interrupt withdraws a queued request ({@link WriteGuardInterruptedException})
+ *       Likewise an interrupt withdraws a queued request ({@link CombineInterruptedException})
  *       but only re-asserts the interrupt flag of a caller whose request is being run.
  * </ul>
  *
@@ -98,7 +97,7 @@ public final class KeyedCombiner<T, R> {
    *
    * @param maxWait how long the request may stay queued before a batch takes it
    * @throws CombineTimeoutException if no batch took it within {@code maxWait}
-   * @throws WriteGuardInterruptedException if interrupted while still queued
+   * @throws CombineInterruptedException if interrupted while still queued
    * @throws RuntimeException whatever the step answered it with (or threw)
    */
   public R submit(Object key, T request, Duration maxWait) {
@@ -194,8 +193,7 @@ public final class KeyedCombiner<T, R> {
             if (me.state.compareAndSet(PENDING, WITHDRAWN)) {
               signalNext(slot);
               interrupted = false; // the exception below restores the flag itself
-              throw new WriteGuardInterruptedException("queued in a combiner for key " + key
-                  + "; withdrawn, nothing was done for it", new InterruptedException());
+              throw new CombineInterruptedException(key);
             }
             continue;
           }
@@ -356,6 +354,15 @@ public final class KeyedCombiner<T, R> {
     /** When request {@code i} was submitted, on the combiner's ticker (for deadlines). */
     public long submittedNanos(int i) {
       return waiters.get(i).since;
+    }
+
+    /**
+     * True when request {@code i} is the calling thread's own: a batch whose only request is
+     * the leader's own may end when the leader is interrupted; any other holds callers who did
+     * not ask to stop.
+     */
+    public boolean isCallersOwn(int i) {
+      return waiters.get(i).thread == Thread.currentThread();
     }
 
     /** True once request {@code i} has been answered. */

@@ -1,6 +1,9 @@
 package io.writeguard.internal;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
@@ -26,11 +29,14 @@ import org.bson.types.Decimal128;
  * every other value with its type. Two keys are equal exactly when the ids name the same
  * document (a collection collation that is not the simple one is not seen). {@link #lockText()}
  * is the short form for lock keys: the same for the same document, and readable for the usual
- * ids (an ObjectId's hex, a string as it is, an integral number in decimal); two documents may
- * share it ({@code "7"} and {@code 7}), which only makes them wait for each other.
+ * ids (an ObjectId's hex, a string as it is, an integral number in decimal; other ids their
+ * canonical text, hashed when longer than 64 characters); two documents may share it
+ * ({@code "7"} and {@code 7}), which only puts them under one lock.
  */
 public final class DocumentKey {
   private static final HexFormat HEX = HexFormat.of();
+  /** Longer canonical texts are hashed in lock keys (lock services bound key lengths). */
+  private static final int MAX_PLAIN_LOCK_TEXT = 64;
 
   private final Object id;
   private final String canonical;
@@ -66,37 +72,56 @@ public final class DocumentKey {
     return lockText;
   }
 
+  /**
+   * A function of the canonical text alone (so the same document always gets the same one):
+   * the readable form of the usual ids, else the canonical text, hashed when it is long (a
+   * number's exact expansion can run to a thousand digits).
+   */
   private static String lockText(BsonValue value, CharSequence canonical) {
-    if (value.isObjectId()) {
-      return value.asObjectId().getValue().toHexString();
-    }
-    if (value.isString()) {
-      return value.asString().getValue();
-    }
-    if (value.isNumber() || value.isDecimal128()) {
-      BigDecimal exact = exact(value);
-      if (exact != null && exact.scale() <= 0) {
-        try {
-          return Long.toString(exact.longValueExact());
-        } catch (ArithmeticException tooBig) {
-          return exact.toPlainString();
+    switch (value.getBsonType()) {
+      case OBJECT_ID:
+        return value.asObjectId().getValue().toHexString();
+      case STRING:
+        return value.asString().getValue();
+      case SYMBOL:
+        return value.asSymbol().getSymbol(); // one _id with the string of the same text
+      case INT32, INT64, DOUBLE, DECIMAL128:
+        BigDecimal exact = exact(value);
+        if (exact != null && exact.scale() <= 0) {
+          try {
+            return Long.toString(exact.longValueExact());
+          } catch (ArithmeticException beyondLong) {
+            break; // the canonical text below
+          }
         }
-      }
+        break;
+      default:
+        break;
     }
-    return canonical.toString();
+    return canonical.length() <= MAX_PLAIN_LOCK_TEXT ? canonical.toString()
+        : "~" + HEX.formatHex(sha256(canonical.toString()));
+  }
+
+  private static byte[] sha256(String text) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
   }
 
   private static void append(StringBuilder out, BsonValue value) {
     switch (value.getBsonType()) {
       case INT32, INT64, DOUBLE, DECIMAL128 -> {
         BigDecimal exact = exact(value);
-        out.append('#').append(exact != null ? exact.toPlainString() : special(value));
+        out.append('#').append(exact != null ? exact.toPlainString() : special(value))
+            .append(';'); // ended, so no digit of what follows can be read as part of it
       }
       case STRING -> string(out.append('s'), value.asString().getValue());
       case SYMBOL -> string(out.append('s'), value.asSymbol().getSymbol());
       case OBJECT_ID -> out.append('o').append(value.asObjectId().getValue().toHexString());
       case BOOLEAN -> out.append(value.asBoolean().getValue() ? "b1" : "b0");
-      case DATE_TIME -> out.append('d').append(value.asDateTime().getValue());
+      case DATE_TIME -> out.append('d').append(value.asDateTime().getValue()).append(';');
       case NULL -> out.append('n');
       case BINARY -> out.append('x').append(value.asBinary().getType() & 0xff).append(':')
           .append(HEX.formatHex(value.asBinary().getData())).append(';');

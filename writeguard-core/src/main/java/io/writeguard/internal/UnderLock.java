@@ -15,6 +15,10 @@ import org.slf4j.LoggerFactory;
  * backend and can fail; the lease then runs out by itself. So: work that returned wins and a
  * failed release is only logged; work that threw keeps its error, with the release's attached
  * as suppressed.
+ *
+ * <p>An interrupt the work left pending (an interrupt it deferred until it was done, say) is
+ * set aside for the release and restored after it: a driver refuses to send the release of an
+ * interrupted thread, and the lease would stay taken until it runs out.
  */
 public final class UnderLock {
   private static final Logger log = LoggerFactory.getLogger(UnderLock.class);
@@ -27,19 +31,32 @@ public final class UnderLock {
     try {
       result = work.get();
     } catch (RuntimeException | Error e) {
-      try {
-        lock.close();
-      } catch (RuntimeException releaseFailure) {
+      RuntimeException releaseFailure = release(lock);
+      if (releaseFailure != null) {
         e.addSuppressed(releaseFailure);
       }
       throw e;
     }
-    try {
-      lock.close();
-    } catch (RuntimeException releaseFailure) {
+    RuntimeException releaseFailure = release(lock);
+    if (releaseFailure != null) {
       log.warn("lock '{}' (token {}): the work under it is done and stands; releasing it failed,"
           + " it frees itself when its lease runs out", lock.key(), lock.token(), releaseFailure);
     }
     return result;
+  }
+
+  /** Closes {@code lock} with the interrupt flag set aside; what it threw, or null. */
+  private static RuntimeException release(LockHandle lock) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      lock.close();
+      return null;
+    } catch (RuntimeException e) {
+      return e;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 }

@@ -67,8 +67,9 @@ final class BatchUpdate {
   private final RandomGenerator random;
   private final Codec<Document> documentCodec;
   private final boolean encodesBsonValues;
-  // Set while this thread runs a batch: an update a mutator makes from inside it runs alone.
-  private final ThreadLocal<Boolean> runningHere;
+  // Set while this thread runs a batch: an update a mutator makes from inside it runs alone,
+  // and an interrupt of the leader is set aside until the batch is done.
+  private final ThreadLocal<Running> runningHere;
 
   BatchUpdate(UpdateLoop loop, Store store, VersionPolicy versions, RetryPolicy retry,
       WriteGuardListener listener, Ticker ticker, Sleeper sleeper, RandomGenerator random) {
@@ -128,6 +129,9 @@ final class BatchUpdate {
 
     long submittedNanos(int i);
 
+    /** Whether request {@code i} is the calling thread's own (see {@link #run}). */
+    boolean isCallersOwn(int i);
+
     void succeed(int i, UpdateOutcome outcome);
 
     /** Answers with {@code error}, a {@link RuntimeException} or an {@link Error}. */
@@ -165,6 +169,10 @@ final class BatchUpdate {
         return batch.submittedNanos(i);
       }
 
+      public boolean isCallersOwn(int i) {
+        return batch.isCallersOwn(i);
+      }
+
       public void succeed(int i, UpdateOutcome outcome) {
         batch.succeed(i, outcome);
       }
@@ -193,6 +201,10 @@ final class BatchUpdate {
 
       public long submittedNanos(int i) {
         return batch.submittedNanos(i);
+      }
+
+      public boolean isCallersOwn(int i) {
+        return batch.isCallersOwn(i);
       }
 
       public void succeed(int i, UpdateOutcome outcome) {
@@ -242,23 +254,45 @@ final class BatchUpdate {
     return runningHere.get() != null;
   }
 
-  /** Runs every request to an answer. */
+  /** The state of a thread while it runs batches of this updater. */
+  private static final class Running {
+    boolean interruptSetAside;
+  }
+
+  /**
+   * Runs every request to an answer. In a batch that holds another caller's request, an
+   * interrupt of the leader (the calling thread) is set aside until the batch is done and then
+   * restored: those callers did not ask to stop, and the driver would refuse the round trips of
+   * an interrupted thread. It cuts a backoff short and fails nobody. The leader's own request
+   * alone runs as a lone update, which an interrupt ends.
+   */
   void run(Object id, Requests requests) {
-    Boolean outer = runningHere.get();
-    runningHere.set(Boolean.TRUE);
+    Running outer = runningHere.get();
+    Running here = outer != null ? outer : new Running();
+    runningHere.set(here);
     try {
       runBatch(id, requests);
     } finally {
       if (outer == null) {
         runningHere.remove();
+        if (here.interruptSetAside) {
+          Thread.currentThread().interrupt();
+        }
       }
+    }
+  }
+
+  /** Before a round trip of a batch of several: see {@link #run}. */
+  private void setInterruptAside() {
+    if (Thread.interrupted()) {
+      runningHere.get().interruptSetAside = true;
     }
   }
 
   private void runBatch(Object id, Requests requests) {
     listener.onBatch(scope, id, requests.size());
-    if (requests.size() == 1) {
-      runAlone(id, requests); // a batch of one is a lone update, bit for bit
+    if (requests.size() == 1 && requests.isCallersOwn(0)) {
+      runAlone(id, requests); // the leader's own update alone is a lone update, bit for bit
       return;
     }
     List<Caller> pending = new ArrayList<>(requests.size());
@@ -267,18 +301,11 @@ final class BatchUpdate {
           requests.submittedNanos(i)));
     }
     int retries = 0;
-    boolean interrupted = false;
-    try {
-      while (!pending.isEmpty()) {
-        List<Caller> retried = round(id, requests, pending);
-        if (!retried.isEmpty()) {
-          retries++;
-          interrupted |= backOffOrGiveUp(id, requests, pending, retried, retries);
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt(); // the leader's, kept until its batch is done
+    while (!pending.isEmpty()) {
+      List<Caller> retried = round(id, requests, pending);
+      if (!retried.isEmpty()) {
+        retries++;
+        backOffOrGiveUp(id, requests, pending, retried, retries);
       }
     }
   }
@@ -302,6 +329,7 @@ final class BatchUpdate {
   private List<Caller> round(Object id, Requests requests, List<Caller> pending) {
     RawBsonDocument current;
     try {
+      setInterruptAside();
       current = store.read(id);
     } catch (RuntimeException e) {
       List<Caller> all = new ArrayList<>(pending);
@@ -415,6 +443,7 @@ final class BatchUpdate {
     Caller first = round.stream().filter(c -> c.writer).findFirst().orElseThrow();
     Store.WriteResult result;
     try {
+      setInterruptAside();
       if (writers > 1) {
         result = store.replace(filter, asDocument(working), false);
       } else if (single instanceof Mutation.Update) {
@@ -438,10 +467,7 @@ final class BatchUpdate {
       Document after;
       long version = c.version;
       if (writers == 1 && c.writer) {
-        after = result.after();
-        if (after != null) {
-          version = versions.versionOf(id, after).orElse(version);
-        }
+        after = result.after(); // its version is c.version: the filter matched the one read
       } else {
         after = c.state == null ? null : decode(c.state);
       }
@@ -488,6 +514,7 @@ final class BatchUpdate {
       List<Caller> round) {
     RawBsonDocument probe;
     try {
+      setInterruptAside();
       probe = store.probe(id, versions.field());
     } catch (RuntimeException e) {
       return failedRead(id, requests, pending, round, e);
@@ -548,11 +575,9 @@ final class BatchUpdate {
   /**
    * After the batch's {@code retries}-th conflict or transient error: each retried caller
    * out of attempts, or whose deadline the backoff would reach, gives up; then one backoff.
-   * An interrupt of the leader cuts the backoff short but fails nobody (the batch's other
-   * callers did not ask to stop, and each still has its own budget): true when that happened,
-   * so the flag is restored once the batch is done.
+   * An interrupt of the leader cuts the backoff short but fails nobody (see {@link #run}).
    */
-  private boolean backOffOrGiveUp(Object id, Requests requests, List<Caller> pending,
+  private void backOffOrGiveUp(Object id, Requests requests, List<Caller> pending,
       List<Caller> retried, int retries) {
     Duration backoff = retry.backoff(retries,
         random != null ? random : ThreadLocalRandom.current());
@@ -578,13 +603,13 @@ final class BatchUpdate {
       }
     }
     if (pending.isEmpty()) {
-      return false;
+      return;
     }
     try {
+      setInterruptAside();
       sleeper.sleep(backoff);
-      return false;
     } catch (InterruptedException e) {
-      return true;
+      runningHere.get().interruptSetAside = true;
     }
   }
 

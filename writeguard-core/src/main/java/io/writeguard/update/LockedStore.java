@@ -5,8 +5,10 @@ import io.writeguard.internal.DocumentKey;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.StaleLockException;
+import io.writeguard.version.InvalidVersionException;
 import io.writeguard.version.VersionPolicy;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -117,7 +119,11 @@ final class LockedStore implements Store {
         return null;
       }
       // There, but not claimable: its version is one the policy refuses. Say so, unchanged.
-      versions.expectedVersion(readId, current);
+      OptionalLong version = versions.expectedVersion(readId, current);
+      if (version.isPresent() && version.getAsLong() >= Long.MAX_VALUE - 1) {
+        throw new InvalidVersionException(readId, versions.field(),
+            InvalidVersionException.Problem.AT_MAXIMUM, Long.toString(version.getAsLong()));
+      }
       if (tries == CLAIM_TRIES) {
         throw new IllegalStateException("document _id=" + readId + " in " + collectionName()
             + " could not be claimed " + CLAIM_TRIES + " times though its version "

@@ -3,6 +3,7 @@ package io.writeguard.update;
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
+import io.writeguard.combine.CombineInterruptedException;
 import io.writeguard.combine.CombineTimeoutException;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.combine.KeyedCombiner;
@@ -20,7 +21,9 @@ import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -92,8 +95,7 @@ public final class LockedUpdater {
   private final VersionPolicy versionPolicy;
   private final WriteGuardListener listener;
   private final Ticker ticker;
-  // The documents whose lock this thread holds through this updater (nested updates).
-  private final ThreadLocal<Set<DocumentKey>> holding = ThreadLocal.withInitial(HashSet::new);
+  private final ThreadLocal<Holds> holding = ThreadLocal.withInitial(Holds::new);
 
   private LockedUpdater(Builder b) {
     this.store = new MongoStore(b.collection);
@@ -189,17 +191,26 @@ public final class LockedUpdater {
   }
 
   private UpdateOutcome once(DocumentKey key, Mutator mutator, boolean returnAfter) {
-    Set<DocumentKey> held = holding.get();
-    if (held.contains(key)) {
-      throw new IllegalStateException("a mutator updated _id=" + key + " through the same"
-          + " LockedUpdater while an update of that document held its lock; mutators must be"
-          + " pure");
+    Holds holds = holding.get();
+    if (holds.documents.contains(key)) {
+      IllegalStateException nested = new IllegalStateException("a mutator updated _id=" + key
+          + " through the same LockedUpdater while an update of that document held its lock;"
+          + " mutators must be pure");
+      listener.onFailure(scope(), key.id(), nested);
+      throw nested;
     }
-    if (combiner == null || !held.isEmpty()) {
+    LockHandle alreadyHeld = holds.locks.get(lockKey(key));
+    if (alreadyHeld != null) {
+      // Nested, of another document with the same lock key: this thread holds that lock, which
+      // is not reentrant, so the update runs under it (fenced by its token) rather than wait.
+      return holdingWhile(key, alreadyHeld,
+          () -> loop.on(storeFor(key, alreadyHeld)).run(key.id(), mutator, returnAfter));
+    }
+    if (combiner == null || !holds.documents.isEmpty()) {
       // Off, or a mutator updating another document from inside a hold: alone, since queued
       // it could wait for a leader that waits for this thread.
       LockHandle lock = acquire(key);
-      return holdingWhile(key, () -> UnderLock.run(lock,
+      return holdingWhile(key, lock, () -> UnderLock.run(lock,
           () -> loop.on(storeFor(key, lock)).run(key.id(), mutator, returnAfter)));
     }
     Duration maxWait = lockWait.plus(retryPolicy.deadline());
@@ -210,16 +221,29 @@ public final class LockedUpdater {
           maxWait, combiner.waiting(key));
       listener.onFailure(scope(), key.id(), timeout);
       throw timeout;
+    } catch (CombineInterruptedException e) {
+      listener.onFailure(scope(), key.id(), e); // withdrawn from the queue: its one last event
+      throw e;
     }
   }
 
   /**
-   * One batch: the lock once, then group commit's rounds on a store fenced by its token. An
-   * interrupt of the leader waits until the batch is done (the flag is restored then): the
-   * batch's other callers did not ask to stop, and a batch taken is never abandoned.
+   * One batch: the lock once, then group commit's rounds on a store fenced by its token. In a
+   * batch that holds another caller's update, an interrupt of the leader while it waits for the
+   * lock waits until the batch is done (the flag is restored then; the batch engine does the
+   * same for its round trips): those callers did not ask to stop. The leader's own update alone
+   * is ended by its interrupt.
    */
   private void runBatch(Object k, KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
     DocumentKey key = (DocumentKey) k;
+    if (batch.size() == 1 && batch.isCallersOwn(0)) {
+      LockHandle lock = acquire(key);
+      holdingWhile(key, lock, () -> UnderLock.run(lock, () -> {
+        batches.on(storeFor(key, lock)).run(key.id(), BatchUpdate.ofCalls(batch));
+        return null;
+      }));
+      return;
+    }
     boolean interrupted = Thread.interrupted();
     try {
       long start = ticker.nanoTime();
@@ -249,7 +273,7 @@ public final class LockedUpdater {
         }
       }
       LockHandle held = lock;
-      holdingWhile(key, () -> UnderLock.run(held, () -> {
+      holdingWhile(key, held, () -> UnderLock.run(held, () -> {
         batches.on(storeFor(key, held)).run(key.id(), BatchUpdate.ofCalls(batch));
         return null;
       }));
@@ -270,14 +294,25 @@ public final class LockedUpdater {
     }
   }
 
-  private <T> T holdingWhile(DocumentKey key, Supplier<T> work) {
-    Set<DocumentKey> held = holding.get();
-    held.add(key);
+  private <T> T holdingWhile(DocumentKey key, LockHandle lock, Supplier<T> work) {
+    Holds holds = holding.get();
+    String lockKey = lockKey(key);
+    boolean newLock = holds.locks.putIfAbsent(lockKey, lock) == null;
+    holds.documents.add(key);
     try {
       return work.get();
     } finally {
-      held.remove(key);
+      holds.documents.remove(key);
+      if (newLock) {
+        holds.locks.remove(lockKey);
+      }
     }
+  }
+
+  /** The documents, and the locks, this thread holds through this updater (nested updates). */
+  private static final class Holds {
+    final Set<DocumentKey> documents = new HashSet<>();
+    final Map<String, LockHandle> locks = new HashMap<>();
   }
 
   private String lockKey(DocumentKey key) {

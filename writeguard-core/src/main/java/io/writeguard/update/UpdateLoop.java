@@ -179,8 +179,9 @@ final class UpdateLoop {
     }
     if (result.matched()) {
       Document after = result.after();
-      long version = after == null ? next : versions.versionOf(call.id, after).orElse(next);
-      return new UpdateOutcome(call.id, after, version, call.attempt, call.elapsed(), true);
+      // The filter matched the version read, so the one written is next; not re-checked, so
+      // that a write that reached Long.MAX_VALUE is reported as the success it was.
+      return new UpdateOutcome(call.id, after, next, call.attempt, call.elapsed(), true);
     }
     return missed(call);
   }

@@ -3,6 +3,7 @@ package io.writeguard.update;
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
+import io.writeguard.combine.CombineInterruptedException;
 import io.writeguard.combine.CombineTimeoutException;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
@@ -106,6 +107,9 @@ public final class VersionedUpdater {
           e.waited(), RetriesExhaustedException.Budget.DEADLINE, OptionalLong.empty(), e);
       listener.onExhausted(loop.scope(), id, 0, e.waited());
       throw out;
+    } catch (CombineInterruptedException e) {
+      listener.onFailure(loop.scope(), id, e); // withdrawn from the queue: its one last event
+      throw e;
     }
   }
 

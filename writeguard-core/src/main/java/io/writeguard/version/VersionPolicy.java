@@ -88,15 +88,16 @@ public final class VersionPolicy {
   }
 
   /**
-   * A filter matching the documents whose version this policy accepts: a non-negative int32 or
-   * int64 below {@code Long.MAX_VALUE}, or none at all when legacy documents are adopted. For a
-   * write that raises the version without knowing it (a claim), so that it never touches a
-   * version that {@link #expectedVersion} would refuse.
+   * A filter matching the documents whose version this policy accepts and that one more
+   * increment leaves acceptable: a non-negative int32 or int64 below {@code Long.MAX_VALUE - 1},
+   * or none at all when legacy documents are adopted. For a write that raises the version
+   * without knowing it (a claim), so that it never touches a version that
+   * {@link #expectedVersion} would refuse, before or after.
    */
   public Bson usableFilter() {
     Bson usable = Filters.and(
         Filters.or(Filters.type(field, BsonType.INT32), Filters.type(field, BsonType.INT64)),
-        Filters.gte(field, 0L), Filters.lt(field, Long.MAX_VALUE));
+        Filters.gte(field, 0L), Filters.lt(field, Long.MAX_VALUE - 1));
     return missingVersion == MissingVersion.ADOPT
         ? Filters.or(Filters.exists(field, false), usable) : usable;
   }

@@ -72,6 +72,18 @@ class DocumentKeyTest {
   }
 
   @Test
+  void everyValueIsDelimitedSoNoTwoDocumentsShareATextAndLockTextsStayShort() {
+    different(new Document("a", 1).append("xxb16:yyyyyy", null),
+        new Document("a", 11).append("xx", true).append("yyyyyy", null));
+    different(new Document("d", new java.util.Date(1)).append("x12:y", 1),
+        new Document("d", new java.util.Date(11)).append("2:y", 1));
+    same("k", new org.bson.BsonSymbol("k")); // one _id, so one lock text too
+    assertThat(key(Double.MIN_VALUE).lockText()).hasSizeLessThanOrEqualTo(65).startsWith("~");
+    assertThat(key(1e300).lockText()).hasSizeLessThanOrEqualTo(65);
+    different(1e300, new Decimal128(new java.math.BigDecimal("1E+300"))); // 1e300 is inexact
+  }
+
+  @Test
   void theKeyKeepsTheIdAsGiven() {
     assertThat(key(7).id()).isEqualTo(7);
     assertThat(key(new byte[] {10}).toString()).isEqualTo("0x0a");
