@@ -359,6 +359,9 @@ final class BatchUpdate {
     // writer's own new fields, in an order that depends on the server's version), or a
     // version so high that one per writer would overflow.
     boolean combinable = expected.isPresent() && base <= Long.MAX_VALUE - pending.size();
+    // Each step's state is kept as it is for its caller: no step changes an earlier one's
+    // (InMemoryUpdate copies the paths it writes, a replacement is a new document, the version
+    // is put on the new state before it is kept), so the states need no copies of their own.
     BsonDocument working = mutable(current);
     List<Caller> round = new ArrayList<>();
     int writers = 0;
@@ -399,7 +402,7 @@ final class BatchUpdate {
         } else {
           c.writer = false;
           c.thrown = thrown;
-          c.state = c.returnAfter && thrown == null ? working.clone() : null;
+          c.state = c.returnAfter && thrown == null ? working : null; // never changed after
           c.version = base + writers;
           round.add(c);
         }
@@ -424,7 +427,7 @@ final class BatchUpdate {
       }
       next.put(versions.field(), new BsonInt64(c.version));
       working = next;
-      c.state = c.returnAfter ? working.clone() : null;
+      c.state = c.returnAfter ? working : null;
     }
     if (writers == 0) {
       return List.of();

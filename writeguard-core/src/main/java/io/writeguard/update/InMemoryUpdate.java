@@ -72,28 +72,74 @@ final class InMemoryUpdate {
   }
 
   /**
-   * {@code current} with {@code update} applied; {@code current} itself is not changed.
+   * {@code current} with {@code update} applied; neither {@code current} nor any container it
+   * shares with the result is changed (see {@link Copies}), so the result may be given to later
+   * calls while {@code current} is kept.
    *
    * @throws NotModelled when the result is not modelled exactly (nothing is applied)
    */
   static BsonDocument apply(BsonDocument current, BsonDocument update) {
     List<Op> ops = parse(update);
-    BsonDocument next = current.clone();
+    Copies copies = new Copies();
+    BsonDocument next = copies.own(current);
     Map<BsonValue, Boolean> grewIn = new IdentityHashMap<>();
     for (Op op : ops) {
-      op.applyTo(next, grewIn);
+      op.applyTo(next, grewIn, copies);
     }
     return next;
   }
 
+  /**
+   * Path copying: the result shares with {@code current} every container no operator writes,
+   * and owns a shallow copy of each container it writes and of every one on the way to it. So
+   * {@code current}, and every earlier result, stays as it was (group commit keeps each step's
+   * state for its caller) at the cost of copying the paths written, not the whole document.
+   */
+  private static final class Copies {
+    private final Map<BsonValue, Boolean> owned = new IdentityHashMap<>();
+
+    /** A shallow copy of {@code doc}, owned by this result. */
+    BsonDocument own(BsonDocument doc) {
+      BsonDocument copy = new BsonDocument(doc.size() + 1);
+      copy.putAll(doc);
+      owned.put(copy, Boolean.TRUE);
+      return copy;
+    }
+
+    /** A new container made by this result (owned from the start). */
+    <V extends BsonValue> V made(V container) {
+      owned.put(container, Boolean.TRUE);
+      return container;
+    }
+
+    /** {@code child}, or a shallow copy of it this result owns, linked into its parent. */
+    BsonValue descend(BsonValue parent, String key, int index, BsonValue child) {
+      if (owned.containsKey(child)) {
+        return child;
+      }
+      BsonValue copy;
+      if (child.isDocument()) {
+        copy = own(child.asDocument());
+      } else {
+        copy = made(new BsonArray(child.asArray().getValues())); // copies the list
+      }
+      if (parent.isDocument()) {
+        parent.asDocument().put(key, copy);
+      } else {
+        parent.asArray().set(index, copy);
+      }
+      return copy;
+    }
+  }
+
   private record Op(String operator, String path, String[] segments, BsonValue operand) {
-    void applyTo(BsonDocument doc, Map<BsonValue, Boolean> grewIn) {
+    void applyTo(BsonDocument doc, Map<BsonValue, Boolean> grewIn, Copies copies) {
       if (operator.equals("$unset")) {
-        unset(doc, segments);
+        unset(doc, segments, copies);
       } else if (operator.equals("$pull") && !exists(doc, segments)) {
         return; // nothing to pull from, and no path is created
       } else {
-        write(doc, this, grewIn);
+        write(doc, this, grewIn, copies);
       }
     }
   }
@@ -172,22 +218,24 @@ final class InMemoryUpdate {
 
   // ---- writes: every operator but $unset ----
 
-  private static void write(BsonDocument doc, Op op, Map<BsonValue, Boolean> grewIn) {
+  private static void write(BsonDocument doc, Op op, Map<BsonValue, Boolean> grewIn,
+      Copies copies) {
     String[] segs = op.segments;
     BsonValue container = doc;
     for (int i = 0; i < segs.length - 1; i++) {
       BsonValue next;
+      int at = -1;
       if (container.isDocument()) {
         BsonDocument d = container.asDocument();
         next = d.get(segs[i]);
         if (next == null) {
           grow(d, grewIn, op.path);
-          next = new BsonDocument();
+          next = copies.made(new BsonDocument());
           d.put(segs[i], next);
         }
       } else {
         BsonArray a = container.asArray();
-        int at = arrayIndex(segs[i], op.path);
+        at = arrayIndex(segs[i], op.path);
         if (at >= a.size()) {
           throw new NotModelled("path " + op.path + " runs past the end of an array");
         }
@@ -196,7 +244,7 @@ final class InMemoryUpdate {
       if (!next.isDocument() && !next.isArray()) {
         throw new NotModelled("path " + op.path + " runs through a " + next.getBsonType());
       }
-      container = next;
+      container = copies.descend(container, segs[i], at, next);
     }
     String last = segs[segs.length - 1];
     if (container.isDocument()) {
@@ -424,14 +472,15 @@ final class InMemoryUpdate {
 
   // ---- $unset ----
 
-  private static void unset(BsonDocument doc, String[] segs) {
+  private static void unset(BsonDocument doc, String[] segs, Copies copies) {
     BsonValue container = doc;
     for (int i = 0; i < segs.length - 1; i++) {
       BsonValue next;
+      int at = -1;
       if (container.isDocument()) {
         next = container.asDocument().get(segs[i]);
       } else {
-        int at = arrayIndex(segs[i], "$unset");
+        at = arrayIndex(segs[i], "$unset");
         next = at < container.asArray().size() ? container.asArray().get(at) : null;
       }
       if (next == null) {
@@ -440,7 +489,7 @@ final class InMemoryUpdate {
       if (!next.isDocument() && !next.isArray()) {
         throw new NotModelled("$unset through a " + next.getBsonType());
       }
-      container = next;
+      container = copies.descend(container, segs[i], at, next);
     }
     String last = segs[segs.length - 1];
     if (container.isDocument()) {

@@ -11,6 +11,7 @@ import io.writeguard.testing.PropertyTest;
 import io.writeguard.testing.TestMongo;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -72,16 +73,22 @@ class InMemoryUpdatePropertyTest {
     doc.put("_id", new BsonInt32(IDS.incrementAndGet()));
     DOCS.insertOne(doc);
     BsonDocument state = read(doc.get("_id"));
+    // Every state the model produced, as it was then: later updates must not change it
+    // (results share the containers they do not write).
+    List<Map.Entry<BsonDocument, String>> kept = new ArrayList<>();
     for (BsonDocument update : c.updates()) {
       TRIED.incrementAndGet();
       BsonDocument model;
       String refusal = null;
+      String before = state.toJson(EXACT);
       try {
         model = InMemoryUpdate.apply(state, update);
       } catch (InMemoryUpdate.NotModelled e) {
         model = null;
         refusal = e.getMessage();
       }
+      assertThat(state.toJson(EXACT)).as("the document an update was applied to, unchanged")
+          .isEqualTo(before);
       MongoException serverError = null;
       try {
         DOCS.updateOne(Filters.eq("_id", doc.get("_id")), update);
@@ -95,10 +102,16 @@ class InMemoryUpdatePropertyTest {
             update.toJson(EXACT), state.toJson(EXACT)).isNull();
         assertThat(model.toJson(EXACT)).as("update %s on %s", update.toJson(EXACT),
             state.toJson(EXACT)).isEqualTo(after.toJson(EXACT));
+        kept.add(Map.entry(model, model.toJson(EXACT)));
+        state = model; // the next update works on the model's result, sharing and all
       } else {
         assertThat(refusal).isNotBlank();
+        state = after;
       }
-      state = after;
+    }
+    for (Map.Entry<BsonDocument, String> k : kept) {
+      assertThat(k.getKey().toJson(EXACT)).as("a kept state, after the later updates")
+          .isEqualTo(k.getValue());
     }
   }
 
