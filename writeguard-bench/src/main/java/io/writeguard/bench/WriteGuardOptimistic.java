@@ -11,7 +11,9 @@ import org.bson.types.ObjectId;
  * WriteGuard's {@link VersionedUpdater} with its defaults: read, set the bit in Java, write
  * {@code $set: {bits}} filtered on the version read, retried from a fresh read on a conflict.
  * Built only through the public builder, so whatever the updater does by default (retry
- * policy, batching) is what is measured. Thread-safe.
+ * policy, batching) is what is measured. {@code updateOne}: the operation does not use the
+ * document after the write, as Spring Data's {@code save} hands back the entity it was given
+ * ({@code update} would also give each caller its own copy of the document). Thread-safe.
  */
 final class WriteGuardOptimistic implements Contender {
   static final String NAME = "writeguard-versioned";
@@ -30,7 +32,7 @@ final class WriteGuardOptimistic implements Contender {
   @Override
   public int add(ObjectId docId, long opId) {
     try {
-      return updater.update(docId, doc -> Mutation.update(Updates.set(HotDocument.BITS,
+      return updater.updateOne(docId, doc -> Mutation.update(Updates.set(HotDocument.BITS,
           new Binary(HotDocument.withBit(HotDocument.bitsOf(doc), opId))))).attempts();
     } catch (RetriesExhaustedException e) {
       throw new BudgetExhaustedException(e.getMessage(), e);
