@@ -194,7 +194,7 @@ public final class MongoLeaseLockService implements LockService {
     private Ticker ticker = Ticker.system();
     private Sleeper sleeper = Sleeper.system();
     private Duration minBackoff = Duration.ofMillis(5);
-    private Duration maxBackoff = Duration.ofMillis(100);
+    private Duration maxBackoff = Duration.ofMillis(50);
     private int handoffBatch = 32;
     private Duration handoffSlice = Duration.ofMillis(200);
     private int maxKeyLength = 256;
@@ -253,7 +253,11 @@ public final class MongoLeaseLockService implements LockService {
       return this;
     }
 
-    /** Bounds of the busy head's jittered exponential backoff; default 5 ms to 100 ms. */
+    /**
+     * Bounds of the busy head's jittered exponential backoff; default 5 ms to 50 ms. The maximum
+     * is also the pause of a holder whose lock another process marked contended: it bounds how
+     * long a process waits for its turn.
+     */
     public Builder backoff(Duration min, Duration max) {
       this.minBackoff = Checks.positive("minBackoff", min);
       this.maxBackoff = Checks.positive("maxBackoff", max);
