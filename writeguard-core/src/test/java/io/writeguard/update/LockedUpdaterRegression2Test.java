@@ -1,6 +1,10 @@
 package io.writeguard.update;
 
 import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.update.LockedTesting.awaitAtMost;
+import static io.writeguard.update.LockedTesting.failureOf;
+import static io.writeguard.update.LockedTesting.replaced;
+import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.MongoClientSettings;
@@ -29,7 +33,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.bson.BsonSymbol;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -81,42 +84,6 @@ class LockedUpdaterRegression2Test {
     return real.find(eq("_id", id)).first().getList("log", String.class);
   }
 
-  private static Mutation increment(Document current, String mark) {
-    current.put("n", ((Number) current.get("n")).longValue() + 1);
-    List<String> log = new ArrayList<>(current.getList("log", String.class));
-    log.add(mark);
-    current.put("log", log);
-    return Mutation.replace(current);
-  }
-
-  private static void await(CountDownLatch latch, long seconds) {
-    try {
-      latch.await(seconds, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void waitUntil(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 20s");
-      }
-      Thread.onSpinWait();
-      Thread.yield();
-    }
-  }
-
-  private static Throwable failureOf(Future<?> f) throws Exception {
-    try {
-      f.get(30, TimeUnit.SECONDS);
-      return null;
-    } catch (ExecutionException e) {
-      return e.getCause();
-    }
-  }
-
   private static DocumentKey key(Object id) {
     return DocumentKey.of(id, MongoClientSettings.getDefaultCodecRegistry());
   }
@@ -147,14 +114,14 @@ class LockedUpdaterRegression2Test {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> a0 = pool.submit(() -> updater.update(a, c -> {
       inside.countDown();
-      await(release, 30);
-      return increment(c, "a0");
+      awaitAtMost(release, Duration.ofSeconds(30));
+      return replaced(c, "a0");
     }));
     assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> a1 = pool.submit(() -> updater.update(a, c -> increment(c, "a1")));
+    Future<UpdateOutcome> a1 = pool.submit(() -> updater.update(a, c -> replaced(c, "a1")));
     waitUntil(() -> updater.waiting(a) == 1);
     // Another document: not queued behind a's held batch, it goes through at once.
-    UpdateOutcome bOut = pool.submit(() -> updater.update(b, c -> increment(c, "b2")))
+    UpdateOutcome bOut = pool.submit(() -> updater.update(b, c -> replaced(c, "b2")))
         .get(20, TimeUnit.SECONDS);
     assertThat(updater.waiting(a)).isEqualTo(1);
     release.countDown();
@@ -207,13 +174,13 @@ class LockedUpdaterRegression2Test {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> asString = pool.submit(() -> updater.update("k", c -> {
       aHolds.set(true);
-      await(release, 30);
+      awaitAtMost(release, Duration.ofSeconds(30));
       aHolds.set(false);
-      return increment(c, "string");
+      return replaced(c, "string");
     }));
     waitUntil(aHolds::get);
     Future<UpdateOutcome> asSymbol =
-        pool.submit(() -> updater.update(new BsonSymbol("k"), c -> increment(c, "symbol")));
+        pool.submit(() -> updater.update(new BsonSymbol("k"), c -> replaced(c, "symbol")));
     failureOf(asSymbol);
     release.countDown();
     asString.get(20, TimeUnit.SECONDS);
@@ -236,8 +203,8 @@ class LockedUpdaterRegression2Test {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
       inside.countDown();
-      await(release, 30);
-      return increment(c, "first");
+      awaitAtMost(release, Duration.ofSeconds(30));
+      return replaced(c, "first");
     }));
     assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
     AtomicReference<Thread> leaderThread = new AtomicReference<>();
@@ -252,14 +219,14 @@ class LockedUpdaterRegression2Test {
           while (!go.get()) {
             Thread.onSpinWait(); // does not clear the flag
           }
-          return increment(c, "leader");
+          return replaced(c, "leader");
         });
       } finally {
         leaderFlag.set(Thread.interrupted());
       }
     });
     waitUntil(() -> updater.waiting("d") == 1);
-    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> increment(c, "b")));
+    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> replaced(c, "b")));
     waitUntil(() -> updater.waiting("d") == 2);
     release.countDown();
     first.get(20, TimeUnit.SECONDS);
@@ -298,8 +265,8 @@ class LockedUpdaterRegression2Test {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
       inside.countDown();
-      await(release, 30);
-      return increment(c, "first");
+      awaitAtMost(release, Duration.ofSeconds(30));
+      return replaced(c, "first");
     }));
     assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
     AtomicBoolean bypassOnce = new AtomicBoolean(true);
@@ -310,14 +277,14 @@ class LockedUpdaterRegression2Test {
           if (bypassOnce.getAndSet(false)) { // a writer bypassing the lock: one conflict
             real.updateOne(eq("_id", "d"), Updates.inc("version", 1L));
           }
-          return increment(c, "leader");
+          return replaced(c, "leader");
         });
       } finally {
         leaderFlag.set(Thread.interrupted());
       }
     });
     waitUntil(() -> updater.waiting("d") == 1);
-    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> increment(c, "b")));
+    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> replaced(c, "b")));
     waitUntil(() -> updater.waiting("d") == 2);
     release.countDown();
     first.get(20, TimeUnit.SECONDS);
@@ -347,7 +314,7 @@ class LockedUpdaterRegression2Test {
     LockedUpdater updater = LockedUpdater.builder(real, LocalLockService.create()).build();
     Throwable failure = null;
     try {
-      updater.update("w", c -> increment(c, "locked"));
+      updater.update("w", c -> replaced(c, "locked"));
     } catch (RuntimeException e) {
       failure = e;
     }
@@ -373,7 +340,7 @@ class LockedUpdaterRegression2Test {
     AtomicReference<Thread> caller = new AtomicReference<>();
     Future<UpdateOutcome> lone = pool.submit(() -> {
       caller.set(Thread.currentThread());
-      return updater.update("k", c -> increment(c, "lone"));
+      return updater.update("k", c -> replaced(c, "lone"));
     });
     waitUntil(() -> locks.waiting("docs:k") == 1);
     caller.get().interrupt();
@@ -401,11 +368,11 @@ class LockedUpdaterRegression2Test {
   @Test
   void everyNumericIdCanBeUpdatedUnderALock() {
     insert(Double.MIN_VALUE);
-    VersionedUpdater.builder(real).build().update(Double.MIN_VALUE, c -> increment(c, "v"));
+    VersionedUpdater.builder(real).build().update(Double.MIN_VALUE, c -> replaced(c, "v"));
     LockedUpdater updater = LockedUpdater.builder(real, LocalLockService.create()).build();
     Throwable failure = null;
     try {
-      updater.update(Double.MIN_VALUE, c -> increment(c, "locked"));
+      updater.update(Double.MIN_VALUE, c -> replaced(c, "locked"));
     } catch (RuntimeException e) {
       failure = e;
     }
@@ -426,14 +393,14 @@ class LockedUpdaterRegression2Test {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
       inside.countDown();
-      await(release, 30);
-      return increment(c, "first");
+      awaitAtMost(release, Duration.ofSeconds(30));
+      return replaced(c, "first");
     }));
     assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
     AtomicReference<Thread> queued = new AtomicReference<>();
     Future<UpdateOutcome> second = pool.submit(() -> {
       queued.set(Thread.currentThread());
-      return updater.update("d", c -> increment(c, "second"));
+      return updater.update("d", c -> replaced(c, "second"));
     });
     waitUntil(() -> updater.waiting("d") == 1);
     queued.get().interrupt();
@@ -459,8 +426,8 @@ class LockedUpdaterRegression2Test {
     Throwable failure = null;
     try {
       updater.update("7", c -> {
-        updater.update(7, inner -> increment(inner, "nested"));
-        return increment(c, "outer");
+        updater.update(7, inner -> replaced(inner, "nested"));
+        return replaced(c, "outer");
       });
     } catch (RuntimeException e) {
       failure = e;

@@ -1,6 +1,11 @@
 package io.writeguard.update;
 
 import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.update.LockedTesting.awaitAtMost;
+import static io.writeguard.update.LockedTesting.everyoneAt;
+import static io.writeguard.update.LockedTesting.failureOf;
+import static io.writeguard.update.LockedTesting.replaced;
+import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,23 +18,22 @@ import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.Concurrently;
+import io.writeguard.update.LockedTesting.ScriptedLocks;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.version.InvalidVersionException;
 import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -77,42 +81,6 @@ class LockedUpdaterRegressionTest {
         .lockWait(Duration.ofSeconds(20));
   }
 
-  private static Mutation increment(Document current, String mark) {
-    current.put("n", ((Number) current.get("n")).longValue() + 1);
-    List<String> log = new ArrayList<>(current.getList("log", String.class));
-    log.add(mark);
-    current.put("log", log);
-    return Mutation.replace(current);
-  }
-
-  private static void await(CountDownLatch latch, long seconds) {
-    try {
-      latch.await(seconds, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void waitUntil(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 20s");
-      }
-      Thread.onSpinWait();
-      Thread.yield();
-    }
-  }
-
-  private static Throwable failureOf(Future<?> f) throws Exception {
-    try {
-      f.get(30, TimeUnit.SECONDS);
-      return null;
-    } catch (ExecutionException e) {
-      return e.getCause();
-    }
-  }
-
   // ---------------------------------------------------------------------------------------
   // Was: the lock key was prefix + String.valueOf(id), not the document's identity.
 
@@ -132,8 +100,8 @@ class LockedUpdaterRegressionTest {
     Concurrently.run(2, Duration.ofSeconds(30), t ->
         updater.update(new byte[] {1, 2, 3}, current -> {
           bothInside.countDown();
-          await(bothInside, 3); // under a working lock the second cannot get here: 3 s, then on
-          return increment(current, "t" + t);
+          awaitAtMost(bothInside, Duration.ofSeconds(3)); // under a working lock the second cannot get here: 3 s, then on
+          return replaced(current, "t" + t);
         }));
 
     Document doc = real.find(eq("_id", new byte[] {1, 2, 3})).first();
@@ -152,7 +120,7 @@ class LockedUpdaterRegressionTest {
         builder(LocalLockService.create()).fencing(false).versionFilter(false).build(),
         builder(lease).versionFilter(false).build())) {
       Concurrently.run(2, Duration.ofSeconds(30), t ->
-          updater.update("k", current -> increment(current, "t" + t)));
+          updater.update("k", current -> replaced(current, "t" + t)));
     }
     assertThat(real.find(eq("_id", "k")).first().getList("log", String.class)).hasSize(4);
   }
@@ -177,8 +145,8 @@ class LockedUpdaterRegressionTest {
     Concurrently.run(2, Duration.ofSeconds(30), t ->
         updater.update(ids.get(t), current -> {
           bothInside.countDown();
-          await(bothInside, 3);
-          return increment(current, "t" + t);
+          awaitAtMost(bothInside, Duration.ofSeconds(3));
+          return replaced(current, "t" + t);
         }));
 
     List<Document> lockDocs = TestMongo.client()
@@ -198,13 +166,13 @@ class LockedUpdaterRegressionTest {
         .missingVersion(VersionPolicy.MissingVersion.REFUSE).build();
     // Control: VersionedUpdater refuses it and leaves it alone.
     VersionedUpdater versioned = VersionedUpdater.builder(real).versionPolicy(refuse).build();
-    assertThatThrownBy(() -> versioned.update("legacy", c -> increment(c, "v")))
+    assertThatThrownBy(() -> versioned.update("legacy", c -> replaced(c, "v")))
         .isInstanceOf(InvalidVersionException.class);
 
     LockedUpdater locked = builder(LocalLockService.create()).versionPolicy(refuse).build();
     Throwable thrown = null;
     try {
-      locked.update("legacy", c -> increment(c, "locked"));
+      locked.update("legacy", c -> replaced(c, "locked"));
     } catch (RuntimeException e) {
       thrown = e;
     }
@@ -220,11 +188,11 @@ class LockedUpdaterRegressionTest {
     real.insertOne(new Document("_id", "neg").append("n", 0L).append("log", List.of())
         .append("version", -1L));
     VersionedUpdater versioned = VersionedUpdater.builder(real).build();
-    assertThatThrownBy(() -> versioned.update("neg", c -> increment(c, "v")))
+    assertThatThrownBy(() -> versioned.update("neg", c -> replaced(c, "v")))
         .isInstanceOf(InvalidVersionException.class);
 
     LockedUpdater locked = builder(LocalLockService.create()).build();
-    assertThatThrownBy(() -> locked.update("neg", c -> increment(c, "locked")))
+    assertThatThrownBy(() -> locked.update("neg", c -> replaced(c, "locked")))
         .isInstanceOf(InvalidVersionException.class);
   }
 
@@ -233,7 +201,7 @@ class LockedUpdaterRegressionTest {
     real.insertOne(new Document("_id", "dbl").append("n", 0L).append("log", List.of())
         .append("version", 2.5));
     LockedUpdater locked = builder(LocalLockService.create()).build();
-    assertThatThrownBy(() -> locked.update("dbl", c -> increment(c, "locked")))
+    assertThatThrownBy(() -> locked.update("dbl", c -> replaced(c, "locked")))
         .isInstanceOf(InvalidVersionException.class);
     assertThat(real.find(eq("_id", "dbl")).first().get("version"))
         .as("a refused call leaves the document as it was").isEqualTo(2.5);
@@ -252,8 +220,8 @@ class LockedUpdaterRegressionTest {
     Throwable thrown = null;
     try {
       updater.update("d", current -> {
-        updater.update("d", doc -> increment(doc, "nested"));
-        return increment(current, "outer");
+        updater.update("d", doc -> replaced(doc, "nested"));
+        return replaced(current, "outer");
       });
     } catch (RuntimeException e) {
       thrown = e;
@@ -273,8 +241,8 @@ class LockedUpdaterRegressionTest {
     Throwable thrown = null;
     try {
       updater.update(7, current -> {
-        updater.update(7L, doc -> increment(doc, "nested")); // same document, same lock key
-        return increment(current, "outer");
+        updater.update(7L, doc -> replaced(doc, "nested")); // same document, same lock key
+        return replaced(current, "outer");
       });
     } catch (RuntimeException e) {
       thrown = e;
@@ -287,56 +255,14 @@ class LockedUpdaterRegressionTest {
   // ---------------------------------------------------------------------------------------
   // Listener: exactly one of onSuccess, onExhausted, onFailure per update (was: 0 or 2).
 
-  /** An in-process lock whose first handle already knows its lease is lost. */
-  private static LockService firstHandleLost() {
-    LocalLockService local = LocalLockService.create();
-    AtomicBoolean first = new AtomicBoolean(true);
-    return new LockService() {
-      @Override
-      public LockHandle acquire(String key, Duration waitTimeout) {
-        LockHandle held = local.acquire(key, waitTimeout);
-        boolean lost = first.getAndSet(false);
-        return new LockHandle() {
-          public String key() {
-            return key;
-          }
-
-          public long token() {
-            return held.token();
-          }
-
-          public boolean isLost() {
-            return lost;
-          }
-
-          public boolean isReleased() {
-            return held.isReleased();
-          }
-
-          public void close() {
-            held.close();
-          }
-        };
-      }
-
-      @Override
-      public Optional<LockHandle> tryAcquire(String key) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public String backend() {
-        return "scripted";
-      }
-    };
-  }
-
   @Test
   void anUpdateThatSucceedsAfterAFencedRejectionEndsInOneSuccessEvent() {
     real.insertOne(new Document("_id", "d").append("n", 0L).append("log", List.of())
         .append("version", 0L));
-    LockedUpdater updater = builder(firstHandleLost()).build();
-    UpdateOutcome outcome = updater.update("d", c -> increment(c, "x"));
+    ScriptedLocks firstHandleLost = new ScriptedLocks(new AtomicLong()::incrementAndGet);
+    firstHandleLost.nextIsLost = true;
+    LockedUpdater updater = builder(firstHandleLost).build();
+    UpdateOutcome outcome = updater.update("d", c -> replaced(c, "x"));
     assertThat(outcome.fencedRejections()).isEqualTo(1);
     assertThat(events).as("one update, one terminal event").containsExactly("success");
   }
@@ -348,7 +274,7 @@ class LockedUpdaterRegressionTest {
     LocalLockService locks = LocalLockService.create();
     LockHandle blocker = locks.acquire("docs:d", Duration.ofSeconds(1));
     LockedUpdater updater = builder(locks).lockWait(Duration.ofMillis(100)).build();
-    assertThatThrownBy(() -> updater.update("d", c -> increment(c, "x")))
+    assertThatThrownBy(() -> updater.update("d", c -> replaced(c, "x")))
         .isInstanceOf(LockTimeoutException.class);
     blocker.close();
     assertThat(events).as("one update, one terminal event").hasSize(1);
@@ -364,7 +290,7 @@ class LockedUpdaterRegressionTest {
     // LockArguments: "durations too long for a long wait forever"; the builder accepts it too.
     LockedUpdater updater = builder(LocalLockService.create())
         .lockWait(Duration.ofDays(365L * 1000)).build();
-    assertThat(updater.update("d", c -> increment(c, "x")).written()).isTrue();
+    assertThat(updater.update("d", c -> replaced(c, "x")).written()).isTrue();
   }
 
   @Test
@@ -388,20 +314,20 @@ class LockedUpdaterRegressionTest {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
       inside.countDown();
-      await(release, 30);
-      return increment(c, "first");
+      awaitAtMost(release, Duration.ofSeconds(30));
+      return replaced(c, "first");
     }));
     assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
     AtomicReference<Thread> leaderThread = new AtomicReference<>();
     AtomicBoolean leaderFlag = new AtomicBoolean();
     Future<UpdateOutcome> leader = pool.submit(() -> {
       leaderThread.set(Thread.currentThread());
-      UpdateOutcome out = updater.update("d", c -> increment(c, "leader"));
+      UpdateOutcome out = updater.update("d", c -> replaced(c, "leader"));
       leaderFlag.set(Thread.interrupted());
       return out;
     });
     waitUntil(() -> updater.waiting("d") == 1);
-    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> increment(c, "b")));
+    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> replaced(c, "b")));
     waitUntil(() -> updater.waiting("d") == 2);
     // Another process-like holder queues for the lock behind the first batch's hold.
     CountDownLatch blockerHas = new CountDownLatch(1);
@@ -409,7 +335,7 @@ class LockedUpdaterRegressionTest {
     Future<?> blocker = pool.submit(() -> {
       try (LockHandle h = locks.acquire("docs:d", Duration.ofSeconds(20))) {
         blockerHas.countDown();
-        await(blockerGo, 30);
+        awaitAtMost(blockerGo, Duration.ofSeconds(30));
       }
       return null;
     });
@@ -458,13 +384,13 @@ class LockedUpdaterRegressionTest {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
       inside.countDown();
-      await(release, 30);
-      return increment(c, "first");
+      awaitAtMost(release, Duration.ofSeconds(30));
+      return replaced(c, "first");
     }));
     assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> increment(c, "b")));
+    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> replaced(c, "b")));
     waitUntil(() -> updater.waiting("d") == 1);
-    Future<UpdateOutcome> c2 = pool.submit(() -> updater.update("d", c -> increment(c, "c")));
+    Future<UpdateOutcome> c2 = pool.submit(() -> updater.update("d", c -> replaced(c, "c")));
     waitUntil(() -> updater.waiting("d") == 2);
     release.countDown();
     first.get(20, TimeUnit.SECONDS);
@@ -494,9 +420,9 @@ class LockedUpdaterRegressionTest {
     try {
       updater.update("a", current -> {
         runs.incrementAndGet();
-        updater.update("b", doc -> increment(doc, "from-a")); // another document: runs alone
-        updater.update("c", doc -> increment(doc, "from-a")); // refused by c's fence
-        return increment(current, "a");
+        updater.update("b", doc -> replaced(doc, "from-a")); // another document: runs alone
+        updater.update("c", doc -> replaced(doc, "from-a")); // refused by c's fence
+        return replaced(current, "a");
       });
     } catch (RuntimeException e) {
       thrown = e;
@@ -514,43 +440,6 @@ class LockedUpdaterRegressionTest {
   // replace that read before the claim wrote the OLD fence back; the stale holder's write then
   // passed the fence, was acknowledged, and was erased by the valid holder's write.
 
-  private static LockService fixedToken(long token) {
-    return new LockService() {
-      @Override
-      public LockHandle acquire(String key, Duration waitTimeout) {
-        return new LockHandle() {
-          public String key() {
-            return key;
-          }
-
-          public long token() {
-            return token;
-          }
-
-          public boolean isLost() {
-            return false;
-          }
-
-          public boolean isReleased() {
-            return false;
-          }
-
-          public void close() {}
-        };
-      }
-
-      @Override
-      public Optional<LockHandle> tryAcquire(String key) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public String backend() {
-        return "fixed-" + token;
-      }
-    };
-  }
-
   @Test
   void withoutTheVersionFilterAReplacingWriterCannotLowerTheFenceForAStaleHolder()
       throws Exception {
@@ -558,8 +447,8 @@ class LockedUpdaterRegressionTest {
         .append("version", 0L));
     // The lab's setting: fence on, versionFilter(false). Token 10 is the holder whose lease ran
     // out during a pause; token 20 the holder that took over.
-    LockedUpdater stale = builder(fixedToken(10)).versionFilter(false).groupCommit(false).build();
-    LockedUpdater fresh = builder(fixedToken(20)).versionFilter(false).groupCommit(false).build();
+    LockedUpdater stale = builder(everyoneAt(10)).versionFilter(false).groupCommit(false).build();
+    LockedUpdater fresh = builder(everyoneAt(20)).versionFilter(false).groupCommit(false).build();
     VersionedUpdater bypass = VersionedUpdater.builder(real).groupCommit(false).build();
     CountDownLatch sClaimed = new CountDownLatch(1);
     CountDownLatch sGo = new CountDownLatch(1);
@@ -570,22 +459,22 @@ class LockedUpdaterRegressionTest {
     AtomicBoolean vFirst = new AtomicBoolean(true);
     Future<UpdateOutcome> s = pool.submit(() -> stale.update("d", c -> {
       sClaimed.countDown();
-      await(sGo, 30);
-      return increment(c, "stale");
+      awaitAtMost(sGo, Duration.ofSeconds(30));
+      return replaced(c, "stale");
     }));
     assertThat(sClaimed.await(20, TimeUnit.SECONDS)).isTrue();
     Future<UpdateOutcome> v = pool.submit(() -> bypass.update("d", c -> {
       if (vFirst.getAndSet(false)) {
         vRead.countDown();
-        await(vGo, 30);
+        awaitAtMost(vGo, Duration.ofSeconds(30));
       }
-      return increment(c, "bypass");
+      return replaced(c, "bypass");
     }));
     assertThat(vRead.await(20, TimeUnit.SECONDS)).isTrue();
     Future<UpdateOutcome> n = pool.submit(() -> fresh.update("d", c -> {
       nClaimed.countDown();
-      await(nGo, 30);
-      return increment(c, "fresh");
+      awaitAtMost(nGo, Duration.ofSeconds(30));
+      return replaced(c, "fresh");
     }));
     assertThat(nClaimed.await(20, TimeUnit.SECONDS)).isTrue();
     assertThat(real.find(eq("_id", "d")).first().getLong("_fence")).isEqualTo(20L);
@@ -625,14 +514,14 @@ class LockedUpdaterRegressionTest {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> first = pool.submit(() -> updater.update(ab, c -> {
       inside.countDown();
-      await(release, 30);
-      return increment(c, "first");
+      awaitAtMost(release, Duration.ofSeconds(30));
+      return replaced(c, "first");
     }));
     assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> y = pool.submit(() -> updater.update(ab, c -> increment(c, "y")));
+    Future<UpdateOutcome> y = pool.submit(() -> updater.update(ab, c -> replaced(c, "y")));
     waitUntil(() -> updater.waiting(ab) == 1);
     // Another document: not queued behind {a:1, b:2}'s held batch, it goes through at once.
-    UpdateOutcome xOut = pool.submit(() -> updater.update(ba, c -> increment(c, "x")))
+    UpdateOutcome xOut = pool.submit(() -> updater.update(ba, c -> replaced(c, "x")))
         .get(20, TimeUnit.SECONDS);
     assertThat(updater.waiting(ab)).isEqualTo(1);
     release.countDown();
@@ -659,13 +548,13 @@ class LockedUpdaterRegressionTest {
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> first = pool.submit(() -> updater.update(ab, c -> {
       inside.countDown();
-      await(release, 30);
-      return increment(c, "first");
+      awaitAtMost(release, Duration.ofSeconds(30));
+      return replaced(c, "first");
     }));
     assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> y = pool.submit(() -> updater.update(ab, c -> increment(c, "y")));
+    Future<UpdateOutcome> y = pool.submit(() -> updater.update(ab, c -> replaced(c, "y")));
     waitUntil(() -> updater.waiting(ab) == 1);
-    pool.submit(() -> updater.update(ba, c -> increment(c, "x"))).get(20, TimeUnit.SECONDS);
+    pool.submit(() -> updater.update(ba, c -> replaced(c, "x"))).get(20, TimeUnit.SECONDS);
     assertThat(updater.waiting(ab)).isEqualTo(1);
     release.countDown();
     first.get(20, TimeUnit.SECONDS);

@@ -1,34 +1,30 @@
 package io.writeguard.update;
 
 import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.update.LockedTesting.await;
+import static io.writeguard.update.LockedTesting.holderWith;
+import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.CreateCollectionOptions;
-import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.PushOptions;
 import com.mongodb.client.model.Updates;
-import com.mongodb.client.model.ValidationOptions;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.LocalLockService;
-import io.writeguard.lock.LockHandle;
-import io.writeguard.lock.LockService;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedTesting.ScriptedLocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongSupplier;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -46,88 +42,6 @@ class LockedUpdaterRoundsTest {
   @AfterEach
   void stop() {
     pool.shutdownNow();
-  }
-
-  private static LockService tokens(LongSupplier next) {
-    LocalLockService local = LocalLockService.create();
-    return new LockService() {
-      @Override
-      public LockHandle acquire(String key, Duration waitTimeout) {
-        LockHandle held = local.acquire(key, waitTimeout);
-        long token = next.getAsLong();
-        return new LockHandle() {
-          public String key() {
-            return key;
-          }
-
-          public long token() {
-            return token;
-          }
-
-          public boolean isLost() {
-            return false;
-          }
-
-          public boolean isReleased() {
-            return held.isReleased();
-          }
-
-          public void close() {
-            held.close();
-          }
-        };
-      }
-
-      @Override
-      public Optional<LockHandle> tryAcquire(String key) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public String backend() {
-        return "scripted";
-      }
-    };
-  }
-
-  private static LockHandle holderWith(long token) {
-    return new LockHandle() {
-      public String key() {
-        return "docs:d";
-      }
-
-      public long token() {
-        return token;
-      }
-
-      public boolean isLost() {
-        return false;
-      }
-
-      public boolean isReleased() {
-        return false;
-      }
-
-      public void close() {}
-    };
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      latch.await(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void waitUntil(java.util.function.BooleanSupplier c) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached");
-      }
-      Thread.yield();
-    }
   }
 
   /**
@@ -151,7 +65,7 @@ class LockedUpdaterRoundsTest {
       }
     };
     LockedUpdater updater = LockedUpdater.builder(real,
-        tokens(() -> script[next.getAndIncrement()])).listener(listener).build();
+        new ScriptedLocks(() -> script[next.getAndIncrement()])).listener(listener).build();
     CountDownLatch inside = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {

@@ -1,6 +1,11 @@
 package io.writeguard.update;
 
 import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.update.LockedTesting.await;
+import static io.writeguard.update.LockedTesting.failureOf;
+import static io.writeguard.update.LockedTesting.holderWith;
+import static io.writeguard.update.LockedTesting.replaced;
+import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,6 +20,7 @@ import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.lock.StaleLockException;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.update.LockedTesting.ScriptedLocks;
 import io.writeguard.testing.ApplyThenFail;
 import io.writeguard.testing.Concurrently;
 import io.writeguard.testing.ReleaseFailingLocks;
@@ -25,10 +31,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -36,8 +40,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -101,15 +103,6 @@ class LockedUpdaterTest {
 
   private Document stored(String id) {
     return real.find(eq("_id", id)).first();
-  }
-
-  /** n + 1 and the mark appended, as a whole replacement (the seed's shape). */
-  private static Mutation replaced(Document current, String mark) {
-    current.put("n", current.getLong("n") + 1);
-    List<String> log = new ArrayList<>(current.getList("log", String.class));
-    log.add(mark);
-    current.put("log", log);
-    return Mutation.replace(current);
   }
 
   /** n + 1 and the mark appended, as operators. */
@@ -197,127 +190,6 @@ class LockedUpdaterTest {
       release.countDown();
       first.get(60, TimeUnit.SECONDS);
     }
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(60, TimeUnit.SECONDS)) {
-        throw new AssertionError("latch not released in 60s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
-
-  private static void waitUntil(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 60s");
-      }
-      Thread.onSpinWait();
-      Thread.yield();
-    }
-  }
-
-  private static Throwable failureOf(Future<?> f) {
-    try {
-      f.get(60, TimeUnit.SECONDS);
-      return null;
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
-  }
-
-  /**
-   * An exclusive in-process lock whose handles carry the tokens {@code tokens} gives (instead
-   * of the local service's) and that counts its acquisitions; a handle can be made lost.
-   */
-  private static final class ScriptedLocks implements LockService {
-    final LocalLockService local = LocalLockService.create();
-    final AtomicInteger acquired = new AtomicInteger();
-    final LongSupplier tokens;
-    volatile boolean nextIsLost;
-
-    ScriptedLocks(LongSupplier tokens) {
-      this.tokens = tokens;
-    }
-
-    @Override
-    public LockHandle acquire(String key, Duration waitTimeout) {
-      LockHandle held = local.acquire(key, waitTimeout);
-      acquired.incrementAndGet();
-      long token = tokens.getAsLong();
-      boolean lost = nextIsLost;
-      nextIsLost = false;
-      return new LockHandle() {
-        @Override
-        public String key() {
-          return key;
-        }
-
-        @Override
-        public long token() {
-          return token;
-        }
-
-        @Override
-        public boolean isLost() {
-          return lost;
-        }
-
-        @Override
-        public boolean isReleased() {
-          return held.isReleased();
-        }
-
-        @Override
-        public void close() {
-          held.close();
-        }
-      };
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquire(String key) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public String backend() {
-      return "scripted";
-    }
-  }
-
-  /** A handle of token {@code token} that nobody else knows of: a newer holder, faked. */
-  private static LockHandle holderWith(long token) {
-    return new LockHandle() {
-      @Override
-      public String key() {
-        return "docs:d";
-      }
-
-      @Override
-      public long token() {
-        return token;
-      }
-
-      @Override
-      public boolean isLost() {
-        return false;
-      }
-
-      @Override
-      public boolean isReleased() {
-        return false;
-      }
-
-      @Override
-      public void close() {}
-    };
   }
 
   @Test
@@ -469,22 +341,7 @@ class LockedUpdaterTest {
     // Two updaters stand for two processes: a broken lock lets both hold at once with the
     // same token, so the fence cannot tell them apart either.
     insert("d");
-    LockService everyone = new LockService() {
-      @Override
-      public LockHandle acquire(String key, Duration waitTimeout) {
-        return holderWith(1);
-      }
-
-      @Override
-      public Optional<LockHandle> tryAcquire(String key) {
-        return Optional.of(holderWith(1));
-      }
-
-      @Override
-      public String backend() {
-        return "broken";
-      }
-    };
+    LockService everyone = LockedTesting.everyoneAt(1);
     CountDownLatch bothRead = new CountDownLatch(2);
     List<LockedUpdater> processes = List.of(
         builder(real, everyone).versionFilter(false).build(),

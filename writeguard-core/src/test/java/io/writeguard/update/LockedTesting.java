@@ -1,0 +1,186 @@
+package io.writeguard.update;
+
+import io.writeguard.lock.LocalLockService;
+import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.LockService;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.bson.Document;
+
+/**
+ * What the LockedUpdater tests share: bounded waits, a lock whose tokens a test scripts, fake
+ * handles of holders nobody else knows of, and the mutation they all make.
+ */
+final class LockedTesting {
+  private static final long BOUND_SECONDS = 60;
+
+  private LockedTesting() {}
+
+  /** n + 1 and {@code mark} appended to {@code log}, as a whole replacement. */
+  static Mutation replaced(Document current, String mark) {
+    current.put("n", ((Number) current.get("n")).longValue() + 1);
+    List<String> log = new ArrayList<>(current.getList("log", String.class));
+    log.add(mark);
+    current.put("log", log);
+    return Mutation.replace(current);
+  }
+
+  /** Waits for {@code latch}; fails the test if it is not released within the bound. */
+  static void await(CountDownLatch latch) {
+    if (!awaitAtMost(latch, Duration.ofSeconds(BOUND_SECONDS))) {
+      throw new AssertionError("latch not released in " + BOUND_SECONDS + "s");
+    }
+  }
+
+  /** Waits for {@code latch} up to {@code wait}; false when it was not released by then. */
+  static boolean awaitAtMost(CountDownLatch latch, Duration wait) {
+    try {
+      return latch.await(wait.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Spins until {@code condition}, which another thread makes true, within the bound. */
+  static void waitUntil(BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not reached in " + BOUND_SECONDS + "s");
+      }
+      Thread.onSpinWait();
+      Thread.yield();
+    }
+  }
+
+  /** What {@code f} failed with, or null when it succeeded; bounded. */
+  static Throwable failureOf(Future<?> f) {
+    try {
+      f.get(BOUND_SECONDS, TimeUnit.SECONDS);
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** A handle of {@code token} that no service knows of: a newer holder, or a broken lock's. */
+  static LockHandle holderWith(long token) {
+    return new LockHandle() {
+      @Override
+      public String key() {
+        return "docs:d";
+      }
+
+      @Override
+      public long token() {
+        return token;
+      }
+
+      @Override
+      public boolean isLost() {
+        return false;
+      }
+
+      @Override
+      public boolean isReleased() {
+        return false;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /** A lock that lets every caller in at once, each with {@code token}: a broken one. */
+  static LockService everyoneAt(long token) {
+    return new LockService() {
+      @Override
+      public LockHandle acquire(String key, Duration waitTimeout) {
+        return holderWith(token);
+      }
+
+      @Override
+      public Optional<LockHandle> tryAcquire(String key) {
+        return Optional.of(holderWith(token));
+      }
+
+      @Override
+      public String backend() {
+        return "broken";
+      }
+    };
+  }
+
+  /**
+   * An exclusive in-process lock whose handles carry the tokens {@code tokens} gives (instead
+   * of the local service's) and that counts its acquisitions; the next handle can be made one
+   * that already knows its lease is lost.
+   */
+  static final class ScriptedLocks implements LockService {
+    final LocalLockService local = LocalLockService.create();
+    final AtomicInteger acquired = new AtomicInteger();
+    private final LongSupplier tokens;
+    volatile boolean nextIsLost;
+
+    ScriptedLocks(LongSupplier tokens) {
+      this.tokens = tokens;
+    }
+
+    @Override
+    public LockHandle acquire(String key, Duration waitTimeout) {
+      LockHandle held = local.acquire(key, waitTimeout);
+      acquired.incrementAndGet();
+      long token = tokens.getAsLong();
+      boolean lost = nextIsLost;
+      nextIsLost = false;
+      return new LockHandle() {
+        @Override
+        public String key() {
+          return key;
+        }
+
+        @Override
+        public long token() {
+          return token;
+        }
+
+        @Override
+        public boolean isLost() {
+          return lost;
+        }
+
+        @Override
+        public boolean isReleased() {
+          return held.isReleased();
+        }
+
+        @Override
+        public void close() {
+          held.close();
+        }
+      };
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(String key) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public String backend() {
+      return "scripted";
+    }
+  }
+}
