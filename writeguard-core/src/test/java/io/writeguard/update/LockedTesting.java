@@ -3,10 +3,13 @@ package io.writeguard.update;
 import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -72,6 +75,26 @@ final class LockedTesting {
       return e.getCause();
     } catch (Exception e) {
       throw new AssertionError(e);
+    }
+  }
+
+  /** Records each update's last event: {@code success}, {@code exhausted}, {@code failure:<Class>}. */
+  static final class TerminalEvents implements WriteGuardListener {
+    final List<String> events = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onSuccess(OperationScope scope, Object key, int attempts, Duration elapsed) {
+      events.add("success");
+    }
+
+    @Override
+    public void onExhausted(OperationScope scope, Object key, int attempts, Duration elapsed) {
+      events.add("exhausted");
+    }
+
+    @Override
+    public void onFailure(OperationScope scope, Object key, Throwable error) {
+      events.add("failure:" + error.getClass().getSimpleName());
     }
   }
 

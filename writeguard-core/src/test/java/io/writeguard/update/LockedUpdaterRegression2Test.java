@@ -16,14 +16,11 @@ import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.MongoLeaseLockService;
-import io.writeguard.monitor.OperationScope;
-import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.TestMongo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -48,23 +45,8 @@ class LockedUpdaterRegression2Test {
   private final MongoCollection<Document> real =
       TestMongo.freshDatabase("LockedRegression2").getCollection("docs");
   private final ExecutorService pool = Executors.newCachedThreadPool();
-  private final List<String> events = new CopyOnWriteArrayList<>();
-  private final WriteGuardListener listener = new WriteGuardListener() {
-    @Override
-    public void onSuccess(OperationScope scope, Object key, int attempts, Duration elapsed) {
-      events.add("success");
-    }
-
-    @Override
-    public void onExhausted(OperationScope scope, Object key, int attempts, Duration elapsed) {
-      events.add("exhausted");
-    }
-
-    @Override
-    public void onFailure(OperationScope scope, Object key, Throwable error) {
-      events.add("failure:" + error.getClass().getSimpleName());
-    }
-  };
+  private final LockedTesting.TerminalEvents listener = new LockedTesting.TerminalEvents();
+  private final List<String> events = listener.events;
   private final List<AutoCloseable> closing = new ArrayList<>();
 
   @AfterEach

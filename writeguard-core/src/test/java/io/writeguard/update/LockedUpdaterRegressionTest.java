@@ -25,7 +25,6 @@ import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,23 +48,8 @@ class LockedUpdaterRegressionTest {
   private final MongoCollection<Document> real =
       TestMongo.freshDatabase("LockedRegression").getCollection("docs");
   private final ExecutorService pool = Executors.newCachedThreadPool();
-  private final List<String> events = new CopyOnWriteArrayList<>();
-  private final WriteGuardListener listener = new WriteGuardListener() {
-    @Override
-    public void onSuccess(OperationScope scope, Object key, int attempts, Duration elapsed) {
-      events.add("success");
-    }
-
-    @Override
-    public void onExhausted(OperationScope scope, Object key, int attempts, Duration elapsed) {
-      events.add("exhausted");
-    }
-
-    @Override
-    public void onFailure(OperationScope scope, Object key, Throwable error) {
-      events.add("failure:" + error.getClass().getSimpleName());
-    }
-  };
+  private final LockedTesting.TerminalEvents listener = new LockedTesting.TerminalEvents();
+  private final List<String> events = listener.events;
   private final List<AutoCloseable> closing = new ArrayList<>();
 
   @AfterEach
