@@ -66,8 +66,9 @@ import org.bson.Document;
  *
  * <p>Callers queue and lock by the document's identity as MongoDB sees it ({@code 7} and
  * {@code 7L} are one document; two {@code Document} ids with their fields in another order are
- * two). The leader's interrupt waits until its batch is done; a caller's own, while it is
- * queued, withdraws it.
+ * two). A leader whose batch holds other callers' updates sets its interrupt aside until the
+ * batch is done and the lock released; a caller interrupted while queued is withdrawn, and a
+ * leader running only its own update is stopped by its interrupt.
  *
  * <p>Failures: {@link LockTimeoutException} (the lock was not had within
  * {@link Builder#lockWait}, or the queue ahead did not clear within the lock wait plus the
