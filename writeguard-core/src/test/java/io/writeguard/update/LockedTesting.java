@@ -12,10 +12,13 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import org.bson.Document;
 
@@ -35,6 +38,52 @@ final class LockedTesting {
     log.add(mark);
     current.put("log", log);
     return Mutation.replace(current);
+  }
+
+  /**
+   * The first update of a document held inside its mutator (inside its batch, and under a lock
+   * inside its hold) until {@link #release()}: the updates {@link #queue}d meanwhile form the
+   * next batch, in the order queued.
+   */
+  static final class HeldBatch {
+    private final CountDownLatch inside = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final ExecutorService pool;
+    private final Function<Mutator, UpdateOutcome> update;
+    private final IntSupplier waiting;
+    final Future<UpdateOutcome> first;
+
+    /**
+     * @param update runs an update of the document (e.g. {@code m -> updater.update(id, m)})
+     * @param waiting the updates of the document queued (e.g. {@code () -> updater.waiting(id)})
+     * @param then what the first update does once released
+     */
+    HeldBatch(ExecutorService pool, Function<Mutator, UpdateOutcome> update, IntSupplier waiting,
+        Mutator then) {
+      this.pool = pool;
+      this.update = update;
+      this.waiting = waiting;
+      first = pool.submit(() -> update.apply(current -> {
+        inside.countDown();
+        await(release);
+        return then.mutate(current);
+      }));
+      await(inside);
+    }
+
+    /** Queues an update behind the held one and waits until it is queued. */
+    Future<UpdateOutcome> queue(Mutator mutator) {
+      int before = waiting.getAsInt();
+      Future<UpdateOutcome> f = pool.submit(() -> update.apply(mutator));
+      waitUntil(() -> waiting.getAsInt() == before + 1);
+      return f;
+    }
+
+    /** Lets the first update go on, and waits for it. */
+    UpdateOutcome release() throws Exception {
+      release.countDown();
+      return first.get(BOUND_SECONDS, TimeUnit.SECONDS);
+    }
   }
 
   /** Waits for {@code latch}; fails the test if it is not released within the bound. */

@@ -17,6 +17,7 @@ import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedTesting.HeldBatch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,22 +93,14 @@ class LockedUpdaterRegression2Test {
     insert(a);
     insert(b);
     VersionedUpdater updater = VersionedUpdater.builder(real).build(); // group commit on
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> a0 = pool.submit(() -> updater.update(a, c -> {
-      inside.countDown();
-      awaitAtMost(release, Duration.ofSeconds(30));
-      return replaced(c, "a0");
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> a1 = pool.submit(() -> updater.update(a, c -> replaced(c, "a1")));
-    waitUntil(() -> updater.waiting(a) == 1);
+    HeldBatch held = new HeldBatch(pool, m -> updater.update(a, m),
+        () -> updater.waiting(a), c -> replaced(c, "a0"));
+    Future<UpdateOutcome> a1 = held.queue(c -> replaced(c, "a1"));
     // Another document: not queued behind a's held batch, it goes through at once.
     UpdateOutcome bOut = pool.submit(() -> updater.update(b, c -> replaced(c, "b2")))
         .get(20, TimeUnit.SECONDS);
     assertThat(updater.waiting(a)).isEqualTo(1);
-    release.countDown();
-    a0.get(20, TimeUnit.SECONDS);
+    held.release();
     a1.get(20, TimeUnit.SECONDS);
 
     assertThat(log(b)).as("document b after b's acknowledged update (b's outcome id: %s)",
@@ -181,14 +174,8 @@ class LockedUpdaterRegression2Test {
     insert("d");
     LockedUpdater updater = LockedUpdater.builder(real, LocalLockService.create())
         .listener(listener).lockWait(Duration.ofSeconds(20)).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
-      inside.countDown();
-      awaitAtMost(release, Duration.ofSeconds(30));
-      return replaced(c, "first");
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
+        () -> updater.waiting("d"), c -> replaced(c, "first"));
     AtomicReference<Thread> leaderThread = new AtomicReference<>();
     CountDownLatch leaderInside = new CountDownLatch(1);
     AtomicBoolean go = new AtomicBoolean();
@@ -208,10 +195,8 @@ class LockedUpdaterRegression2Test {
       }
     });
     waitUntil(() -> updater.waiting("d") == 1);
-    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> replaced(c, "b")));
-    waitUntil(() -> updater.waiting("d") == 2);
-    release.countDown();
-    first.get(20, TimeUnit.SECONDS);
+    Future<UpdateOutcome> b = held.queue(c -> replaced(c, "b"));
+    held.release();
     assertThat(leaderInside.await(20, TimeUnit.SECONDS)).isTrue(); // leader runs [leader, b]
     leaderThread.get().interrupt();
     go.set(true);
@@ -243,14 +228,8 @@ class LockedUpdaterRegression2Test {
           throw new InterruptedException("interrupted during the backoff");
         })
         .build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
-      inside.countDown();
-      awaitAtMost(release, Duration.ofSeconds(30));
-      return replaced(c, "first");
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
+        () -> updater.waiting("d"), c -> replaced(c, "first"));
     AtomicBoolean bypassOnce = new AtomicBoolean(true);
     AtomicBoolean leaderFlag = new AtomicBoolean();
     Future<UpdateOutcome> leader = pool.submit(() -> {
@@ -266,10 +245,8 @@ class LockedUpdaterRegression2Test {
       }
     });
     waitUntil(() -> updater.waiting("d") == 1);
-    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> replaced(c, "b")));
-    waitUntil(() -> updater.waiting("d") == 2);
-    release.countDown();
-    first.get(20, TimeUnit.SECONDS);
+    Future<UpdateOutcome> b = held.queue(c -> replaced(c, "b"));
+    held.release();
     assertThat(failureOf(leader)).isNull();
     assertThat(failureOf(b)).isNull();
     assertThat(leaderFlag).as("the deferred interrupt, restored").isTrue();
@@ -371,14 +348,8 @@ class LockedUpdaterRegression2Test {
     insert("d");
     LockedUpdater updater = LockedUpdater.builder(real, LocalLockService.create())
         .listener(listener).lockWait(Duration.ofSeconds(20)).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
-      inside.countDown();
-      awaitAtMost(release, Duration.ofSeconds(30));
-      return replaced(c, "first");
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
+        () -> updater.waiting("d"), c -> replaced(c, "first"));
     AtomicReference<Thread> queued = new AtomicReference<>();
     Future<UpdateOutcome> second = pool.submit(() -> {
       queued.set(Thread.currentThread());
@@ -387,8 +358,7 @@ class LockedUpdaterRegression2Test {
     waitUntil(() -> updater.waiting("d") == 1);
     queued.get().interrupt();
     assertThat(failureOf(second)).isInstanceOf(WriteGuardInterruptedException.class);
-    release.countDown();
-    first.get(20, TimeUnit.SECONDS);
+    held.release();
     assertThat(events).as("terminal events of two updates")
         .containsExactlyInAnyOrder("success", "failure:CombineInterruptedException");
   }

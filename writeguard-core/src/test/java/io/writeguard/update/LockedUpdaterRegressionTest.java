@@ -18,8 +18,9 @@ import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.Concurrently;
-import io.writeguard.update.LockedTesting.ScriptedLocks;
 import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedTesting.HeldBatch;
+import io.writeguard.update.LockedTesting.ScriptedLocks;
 import io.writeguard.version.InvalidVersionException;
 import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
@@ -294,14 +295,8 @@ class LockedUpdaterRegressionTest {
         .append("version", 0L));
     LocalLockService locks = LocalLockService.create();
     LockedUpdater updater = builder(locks).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
-      inside.countDown();
-      awaitAtMost(release, Duration.ofSeconds(30));
-      return replaced(c, "first");
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
+        () -> updater.waiting("d"), c -> replaced(c, "first"));
     AtomicReference<Thread> leaderThread = new AtomicReference<>();
     AtomicBoolean leaderFlag = new AtomicBoolean();
     Future<UpdateOutcome> leader = pool.submit(() -> {
@@ -311,8 +306,7 @@ class LockedUpdaterRegressionTest {
       return out;
     });
     waitUntil(() -> updater.waiting("d") == 1);
-    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> replaced(c, "b")));
-    waitUntil(() -> updater.waiting("d") == 2);
+    Future<UpdateOutcome> b = held.queue(c -> replaced(c, "b"));
     // Another process-like holder queues for the lock behind the first batch's hold.
     CountDownLatch blockerHas = new CountDownLatch(1);
     CountDownLatch blockerGo = new CountDownLatch(1);
@@ -324,8 +318,7 @@ class LockedUpdaterRegressionTest {
       return null;
     });
     waitUntil(() -> locks.waiting("docs:d") == 1);
-    release.countDown();
-    first.get(20, TimeUnit.SECONDS);
+    held.release();
     assertThat(blockerHas.await(20, TimeUnit.SECONDS)).isTrue();
     // The next leader (oldest queued) took [leader, b] and now waits for the lock.
     waitUntil(() -> locks.waiting("docs:d") == 1);
@@ -364,20 +357,11 @@ class LockedUpdaterRegressionTest {
     };
     LockedUpdater updater = LockedUpdater.builder(real, LocalLockService.create())
         .listener(throwing).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
-      inside.countDown();
-      awaitAtMost(release, Duration.ofSeconds(30));
-      return replaced(c, "first");
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> b = pool.submit(() -> updater.update("d", c -> replaced(c, "b")));
-    waitUntil(() -> updater.waiting("d") == 1);
-    Future<UpdateOutcome> c2 = pool.submit(() -> updater.update("d", c -> replaced(c, "c")));
-    waitUntil(() -> updater.waiting("d") == 2);
-    release.countDown();
-    first.get(20, TimeUnit.SECONDS);
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
+        () -> updater.waiting("d"), c -> replaced(c, "first"));
+    Future<UpdateOutcome> b = held.queue(c -> replaced(c, "b"));
+    Future<UpdateOutcome> c2 = held.queue(c -> replaced(c, "c"));
+    held.release();
     Throwable bFailure = failureOf(b);
     Throwable cFailure = failureOf(c2);
 
@@ -494,22 +478,14 @@ class LockedUpdaterRegressionTest {
     real.insertOne(new Document("_id", ba).append("n", 0L).append("log", List.of())
         .append("version", 0L));
     LockedUpdater updater = builder(LocalLockService.create()).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update(ab, c -> {
-      inside.countDown();
-      awaitAtMost(release, Duration.ofSeconds(30));
-      return replaced(c, "first");
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> y = pool.submit(() -> updater.update(ab, c -> replaced(c, "y")));
-    waitUntil(() -> updater.waiting(ab) == 1);
+    HeldBatch held = new HeldBatch(pool, m -> updater.update(ab, m),
+        () -> updater.waiting(ab), c -> replaced(c, "first"));
+    Future<UpdateOutcome> y = held.queue(c -> replaced(c, "y"));
     // Another document: not queued behind {a:1, b:2}'s held batch, it goes through at once.
     UpdateOutcome xOut = pool.submit(() -> updater.update(ba, c -> replaced(c, "x")))
         .get(20, TimeUnit.SECONDS);
     assertThat(updater.waiting(ab)).isEqualTo(1);
-    release.countDown();
-    first.get(20, TimeUnit.SECONDS);
+    held.release();
     y.get(20, TimeUnit.SECONDS);
 
     assertThat(real.find(eq("_id", ab)).first().getList("log", String.class))
@@ -528,20 +504,12 @@ class LockedUpdaterRegressionTest {
     real.insertOne(new Document("_id", ba).append("n", 0L).append("log", List.of())
         .append("version", 0L));
     VersionedUpdater updater = VersionedUpdater.builder(real).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update(ab, c -> {
-      inside.countDown();
-      awaitAtMost(release, Duration.ofSeconds(30));
-      return replaced(c, "first");
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> y = pool.submit(() -> updater.update(ab, c -> replaced(c, "y")));
-    waitUntil(() -> updater.waiting(ab) == 1);
+    HeldBatch held = new HeldBatch(pool, m -> updater.update(ab, m),
+        () -> updater.waiting(ab), c -> replaced(c, "first"));
+    Future<UpdateOutcome> y = held.queue(c -> replaced(c, "y"));
     pool.submit(() -> updater.update(ba, c -> replaced(c, "x"))).get(20, TimeUnit.SECONDS);
     assertThat(updater.waiting(ab)).isEqualTo(1);
-    release.countDown();
-    first.get(20, TimeUnit.SECONDS);
+    held.release();
     y.get(20, TimeUnit.SECONDS);
 
     assertThat(real.find(eq("_id", ba)).first().getList("log", String.class))

@@ -1,7 +1,6 @@
 package io.writeguard.update;
 
 import static com.mongodb.client.model.Filters.eq;
-import static io.writeguard.update.LockedTesting.await;
 import static io.writeguard.update.LockedTesting.holderWith;
 import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,11 +13,11 @@ import io.writeguard.lock.LocalLockService;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedTesting.HeldBatch;
 import io.writeguard.update.LockedTesting.ScriptedLocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -66,14 +65,8 @@ class LockedUpdaterRoundsTest {
     };
     LockedUpdater updater = LockedUpdater.builder(real,
         new ScriptedLocks(() -> script[next.getAndIncrement()])).listener(listener).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
-      inside.countDown();
-      await(release);
-      return Mutation.update(Updates.push("log", "first"));
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
+        () -> updater.waiting("d"), c -> Mutation.update(Updates.push("log", "first")));
     Future<UpdateOutcome> b = pool.submit(() -> updater.update("d",
         c -> Mutation.update(Updates.push("log", "b"))));
     waitUntil(() -> updater.waiting("d") == 1);
@@ -84,9 +77,9 @@ class LockedUpdaterRoundsTest {
     Future<UpdateOutcome> d = pool.submit(() -> updater.update("d",
         cur -> Mutation.update(Updates.push("log", "d"))));
     waitUntil(() -> updater.waiting("d") == 3);
-    release.countDown();
+    held.release();
 
-    assertThat(first.get(20, TimeUnit.SECONDS).written()).isTrue();
+    assertThat(held.first.get(20, TimeUnit.SECONDS).written()).isTrue();
     assertThat(b.get(20, TimeUnit.SECONDS).fencedRejections()).isZero();
     assertThat(c.get(20, TimeUnit.SECONDS).fencedRejections()).isEqualTo(1);
     assertThat(d.get(20, TimeUnit.SECONDS).fencedRejections()).isEqualTo(1);
@@ -103,14 +96,8 @@ class LockedUpdaterRoundsTest {
     real.insertOne(new Document("_id", "other").append("tag", "taken"));
     real.insertOne(new Document("_id", "d").append("log", List.of()).append("version", 0L));
     LockedUpdater updater = LockedUpdater.builder(real, LocalLockService.create()).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update("d", c -> {
-      inside.countDown();
-      await(release);
-      return Mutation.update(Updates.push("log", "first"));
-    }));
-    assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
+        () -> updater.waiting("d"), c -> Mutation.update(Updates.push("log", "first")));
     List<Future<UpdateOutcome>> fs = new ArrayList<>();
     for (String m : List.of("b", "bad", "d")) {
       int before = updater.waiting("d");
@@ -119,8 +106,7 @@ class LockedUpdaterRoundsTest {
           : Updates.push("log", m)))));
       waitUntil(() -> updater.waiting("d") == before + 1);
     }
-    release.countDown();
-    first.get(20, TimeUnit.SECONDS);
+    held.release();
     assertThat(fs.get(0).get(20, TimeUnit.SECONDS).written()).isTrue();
     try {
       fs.get(1).get(20, TimeUnit.SECONDS);

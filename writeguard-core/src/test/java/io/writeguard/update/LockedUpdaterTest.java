@@ -5,7 +5,6 @@ import static io.writeguard.update.LockedTesting.await;
 import static io.writeguard.update.LockedTesting.failureOf;
 import static io.writeguard.update.LockedTesting.holderWith;
 import static io.writeguard.update.LockedTesting.replaced;
-import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,11 +19,12 @@ import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.lock.StaleLockException;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
-import io.writeguard.update.LockedTesting.ScriptedLocks;
 import io.writeguard.testing.ApplyThenFail;
 import io.writeguard.testing.Concurrently;
 import io.writeguard.testing.ReleaseFailingLocks;
 import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedTesting.HeldBatch;
+import io.writeguard.update.LockedTesting.ScriptedLocks;
 import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
 import java.time.Duration;
@@ -105,6 +105,12 @@ class LockedUpdaterTest {
     return real.find(eq("_id", id)).first();
   }
 
+  /** Holds the first update of {@code id} ("first") inside its batch. */
+  private HeldBatch held(LockedUpdater updater, String id) {
+    return new HeldBatch(pool, m -> updater.update(id, m), () -> updater.waiting(id),
+        current -> replaced(current, "first"));
+  }
+
   /** n + 1 and the mark appended, as operators. */
   private static Mutation operators(Document current, String mark) {
     return Mutation.update(Updates.combine(
@@ -160,38 +166,6 @@ class LockedUpdaterTest {
     }
   }
 
-  /** Holds the first caller inside its batch until {@link #release()}. */
-  private final class HeldBatch {
-    final CountDownLatch inside = new CountDownLatch(1);
-    final CountDownLatch release = new CountDownLatch(1);
-    final LockedUpdater updater;
-    final String id;
-    final Future<UpdateOutcome> first;
-
-    HeldBatch(LockedUpdater updater, String id) throws Exception {
-      this.updater = updater;
-      this.id = id;
-      first = pool.submit(() -> updater.update(id, current -> {
-        inside.countDown();
-        await(release);
-        return replaced(current, "first");
-      }));
-      assertThat(inside.await(60, TimeUnit.SECONDS)).isTrue();
-    }
-
-    Future<UpdateOutcome> queue(Mutator mutator) {
-      int before = updater.waiting(id);
-      Future<UpdateOutcome> f = pool.submit(() -> updater.update(id, mutator));
-      waitUntil(() -> updater.waiting(id) == before + 1);
-      return f;
-    }
-
-    void release() throws Exception {
-      release.countDown();
-      first.get(60, TimeUnit.SECONDS);
-    }
-  }
-
   @Test
   void queuedCallersShareOneLockHoldOneReadAndOneWrite() throws Exception {
     insert("d");
@@ -199,7 +173,7 @@ class LockedUpdaterTest {
     ScriptedLocks locks = new ScriptedLocks(tokens::incrementAndGet);
     ApplyThenFail writes = ApplyThenFail.never();
     LockedUpdater updater = builder(writes.wrap(real), locks).build();
-    HeldBatch held = new HeldBatch(updater, "d");
+    HeldBatch held = held(updater, "d");
     Future<UpdateOutcome> b = held.queue(current -> replaced(current, "b"));
     Future<UpdateOutcome> c = held.queue(current -> operators(current, "c"));
     Future<UpdateOutcome> d = held.queue(current -> replaced(current, "d"));
@@ -220,7 +194,7 @@ class LockedUpdaterTest {
   void aMutatorThatThrowsFailsOnlyItsCallerAndTheOthersCommit() throws Exception {
     insert("d");
     LockedUpdater updater = builder(real, LocalLockService.create()).build();
-    HeldBatch held = new HeldBatch(updater, "d");
+    HeldBatch held = held(updater, "d");
     Future<UpdateOutcome> b = held.queue(current -> replaced(current, "b"));
     Future<UpdateOutcome> c = held.queue(current -> {
       current.put("n", -1L); // changes its copy, then throws: nothing of it may be written
@@ -363,7 +337,7 @@ class LockedUpdaterTest {
     // Write 1: the first caller's claim; 2 its replace; 3 the batch's claim; 4 its replace.
     ApplyThenFail faults = ApplyThenFail.atWrite(4);
     LockedUpdater updater = builder(faults.wrap(real), LocalLockService.create()).build();
-    HeldBatch held = new HeldBatch(updater, "u");
+    HeldBatch held = held(updater, "u");
     Future<UpdateOutcome> b = held.queue(current -> replaced(current, "b"));
     Future<UpdateOutcome> looker = held.queue(current -> Mutation.none());
     Future<UpdateOutcome> d = held.queue(current -> operators(current, "d"));
