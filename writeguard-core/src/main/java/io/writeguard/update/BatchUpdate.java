@@ -35,14 +35,18 @@ import org.bson.conversions.Bson;
  *
  * <ul>
  *   <li>one writer: its mutation as it is, exactly as a lone update (the server computes it);
- *   <li>several: a replacement of the final document carrying version {@code read + writers},
- *       filtered on the version read. The filter proves nothing changed since the read, so
- *       replacing is the same as applying each change; the version advances by one per change,
- *       as one-at-a-time updates would.
+ *   <li>several: the callers' changes merged into one operator update ({@link MergedWrite})
+ *       plus {@code $inc} of the version by the number of writers, filtered on the version
+ *       read (and on the few guards the merge needs). Its effect on the stored document is
+ *       that of the callers' updates sent one after another, whatever a writer that does not
+ *       raise the version changed meanwhile; only a round whose first writer replaced the
+ *       document sends a replacement (of the final document, computed on that known
+ *       replacement).
  * </ul>
  *
- * A writer whose operators {@link InMemoryUpdate} does not model ends the round: if it is the
- * first writer its mutation is sent alone, otherwise it waits for the next round. A caller that
+ * A writer whose operators {@link InMemoryUpdate} does not model, or whose changes do not merge
+ * with the round's ({@link MergedWrite#add}), ends the round: if it is the first writer its
+ * mutation is sent alone, otherwise it waits for the next round. A caller that
  * decides before any writer of its round (nothing to write, or its mutator threw) is answered at
  * once, as it would be alone; one that decides after a writer is answered only once that
  * write is acknowledged, since it decided on the writer's changes.
@@ -363,6 +367,8 @@ final class BatchUpdate {
     // (InMemoryUpdate copies the paths it writes, a replacement is a new document, the version
     // is put on the new state before it is kept), so the states need no copies of their own.
     BsonDocument working = mutable(current);
+    BsonDocument read = working; // never changed: each step copies what it writes
+    MergedWrite merged = null;
     List<Caller> round = new ArrayList<>();
     int writers = 0;
     Mutation single = null;
@@ -409,6 +415,15 @@ final class BatchUpdate {
         continue;
       }
       BsonDocument next = c.alone || !combinable ? null : applied(working, mutation, update);
+      if (next != null) {
+        boolean replaces = mutation instanceof Mutation.Replace;
+        if (merged == null) {
+          merged = replaces ? MergedWrite.ofReplacement() : MergedWrite.ofOperators(read);
+        }
+        if (!(replaces ? merged.addReplacement() : merged.add(update, next))) {
+          next = null; // its changes do not merge with this round's: sent in the next one
+        }
+      }
       if (next == null && writers > 0) {
         break; // not combinable: first writer of the next round
       }
@@ -432,13 +447,13 @@ final class BatchUpdate {
     if (writers == 0) {
       return List.of();
     }
-    return write(id, requests, pending, round, writers, expected, current, working, single,
+    return write(id, requests, pending, round, writers, expected, working, merged, single,
         singleUpdate);
   }
 
   private List<Caller> write(Object id, Requests requests, List<Caller> pending,
-      List<Caller> round, int writers, OptionalLong expected, RawBsonDocument current,
-      BsonDocument working, Mutation single, BsonDocument singleUpdate) {
+      List<Caller> round, int writers, OptionalLong expected, BsonDocument working,
+      MergedWrite merged, Mutation single, BsonDocument singleUpdate) {
     long base = expected.orElse(0);
     Bson filter = expected.isPresent()
         ? versions.filter(id, base)
@@ -447,8 +462,11 @@ final class BatchUpdate {
     Store.WriteResult result;
     try {
       setInterruptAside();
-      if (writers > 1) {
+      if (writers > 1 && merged.replacing()) {
         result = store.replace(filter, asDocument(working), false);
+      } else if (writers > 1) {
+        result = store.update(filter, merged.guard(),
+            merged.update(versions.field(), writers, working));
       } else if (single instanceof Mutation.Update) {
         result = store.update(filter, loop.withIncrement(singleUpdate), first.returnAfter);
       } else {

@@ -150,6 +150,19 @@ final class LockedStore implements Store {
   }
 
   @Override
+  public WriteResult update(Bson filter, BsonDocument guard, BsonDocument update) {
+    // The guard stays whether or not the version is filtered: it is what makes the merged
+    // write exact, not a check on who else wrote.
+    Bson match = match(filter);
+    Bson guarded = guard == null ? match
+        : match == null ? guard : Store.withGuard(match, guard, plain.codecRegistry());
+    if (writer == null) {
+      return plain.update(guarded, update, false);
+    }
+    return result(fenced(() -> writer.updateOne(lock, id, guarded, update)));
+  }
+
+  @Override
   public WriteResult replace(Bson filter, Document replacement, boolean returnAfter) {
     Bson match = match(filter);
     if (writer == null) {

@@ -33,6 +33,24 @@ interface Store {
    */
   WriteResult update(Bson filter, BsonDocument update, boolean returnAfter);
 
+  /**
+   * {@link #update} of a document that must also meet {@code guard} (conditions on fields
+   * other than {@code _id} and the version, from a group-commit round's merged write): a
+   * document that fails them is missed, as a moved version is.
+   */
+  default WriteResult update(Bson filter, BsonDocument guard, BsonDocument update) {
+    return update(withGuard(filter, guard, codecRegistry()), update, false);
+  }
+
+  /** {@code filter} with {@code guard}'s conditions added to it (one document, no $and). */
+  static BsonDocument withGuard(Bson filter, BsonDocument guard, CodecRegistry registry) {
+    BsonDocument combined = filter.toBsonDocument(BsonDocument.class, registry).clone();
+    if (guard != null) {
+      combined.putAll(guard);
+    }
+    return combined;
+  }
+
   /** Like {@link #update} with findOneAndReplace / replaceOne. */
   WriteResult replace(Bson filter, Document replacement, boolean returnAfter);
 

@@ -355,9 +355,9 @@ class GroupCommitTest {
     c.get();
     renamer.get();
     assertThat(e.get().version()).isEqualTo(5);
-    // first alone; b + c combined (one replaceOne); the $rename alone as it is; then e alone.
+    // first alone; b + c merged (one updateOne); the $rename alone as it is; then e alone.
     assertThat(writes.log()).hasSize(4);
-    assertThat(writes.log().get(1)).contains("replaceOne");
+    assertThat(writes.log().get(1)).contains("updateOne");
     assertThat(writes.log().get(2)).contains("findOneAndUpdate");
     Document doc = stored("ops");
     assertThat(doc.containsKey("n")).isFalse();
