@@ -89,6 +89,10 @@ class ForeignWritersStressTest {
       }
     });
     Document stored = docs.find(eq("_id", id)).first();
+    System.out.printf("ForeignWritersStressTest %s: %d guarded and %d foreign $inc acknowledged,"
+        + " n = %d; %d foreign $push acknowledged, %d stored%n", id, guarded.get(),
+        foreignIncs.get(), stored.getLong("n"), foreignPushes.get(),
+        stored.getList("legacy", Integer.class).size());
     List<Integer> legacy = stored.getList("legacy", Integer.class);
     Set<Integer> expectedMarks = new HashSet<>();
     for (int k = 0; k < foreignIncs.get() + foreignPushes.get(); k += 2) {
