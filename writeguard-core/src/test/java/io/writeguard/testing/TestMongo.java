@@ -9,6 +9,7 @@ import io.writeguard.embedded.EmbeddedMongo;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The MongoDB that integration tests run against: the server named by {@code MONGODB_URI}
@@ -52,6 +53,16 @@ public final class TestMongo {
             .readTimeout(millis, TimeUnit.MILLISECONDS))
         .applyToConnectionPoolSettings(p -> p.maxWaitTime(millis, TimeUnit.MILLISECONDS))
         .build();
+  }
+
+  /**
+   * A new client of the server under test, bounded like the shared one, with whatever
+   * {@code customizer} adds to its settings (e.g. a command listener). The caller closes it.
+   */
+  public static MongoClient newClient(Consumer<MongoClientSettings.Builder> customizer) {
+    MongoClientSettings.Builder builder = MongoClientSettings.builder(settings(uri()));
+    customizer.accept(builder);
+    return MongoClients.create(builder.build());
   }
 
   /** The connection string of the server under test. */

@@ -11,8 +11,6 @@ import io.writeguard.version.VersionedInsert;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
 import org.bson.Document;
 
 /**
@@ -20,7 +18,7 @@ import org.bson.Document;
  * the default {@link VersionedUpdater} and through a {@link LockedUpdater} on a
  * {@code LocalLockService} (fenced, versioned), each with group commit on and off, at several
  * client counts, in interleaved rounds whose order rotates (the position in a round matters on
- * a loaded machine), reporting medians. Run from the repository root:
+ * a loaded machine), reporting medians ({@link BenchLoad} measures). Run from the repository root:
  *
  * <pre>
  * mvn -B -o -q -pl writeguard-core -am test-compile
@@ -33,12 +31,6 @@ import org.bson.Document;
  */
 public final class GroupCommitBenchmark {
   private GroupCommitBenchmark() {}
-
-  private interface Op {
-    void run(int client) throws Exception;
-  }
-
-  private record Result(double opsPerSec, double p99Ms, long done, long exhausted) {}
 
   public static void main(String[] args) throws Exception {
     double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
@@ -56,7 +48,7 @@ public final class GroupCommitBenchmark {
     System.out.printf("%-8s %-10s %12s %10s %14s %10s%n", "clients", "strategy", "ops/s",
         "p99 ms", "ratio to $inc", "exhausted");
     for (int clients : clientCounts) {
-      List<List<Result>> results = new ArrayList<>();
+      List<List<BenchLoad.Result>> results = new ArrayList<>();
       for (int s = 0; s < names.length; s++) {
         results.add(new ArrayList<>());
       }
@@ -67,14 +59,14 @@ public final class GroupCommitBenchmark {
           VersionedInsert.insertOne(docs, VersionPolicy.defaults(),
               new Document("_id", id).append("n", 0L));
           Mutator plusOne = cur -> Mutation.update(Updates.set("n", cur.getLong("n") + 1));
-          Op op = switch (s) {
+          BenchLoad.Op op = switch (s) {
             case 0 -> c -> docs.updateOne(eq("_id", id), Updates.inc("n", 1L));
             case 1 -> c -> on.updateOne(id, plusOne);
             case 2 -> c -> off.updateOne(id, plusOne);
             case 3 -> c -> lockedOn.updateOne(id, plusOne);
             default -> c -> lockedOff.updateOne(id, plusOne);
           };
-          Result r = measure(clients, seconds, op);
+          BenchLoad.Result r = BenchLoad.measure(clients, seconds, op);
           long stored = docs.find(eq("_id", id)).first().getLong("n");
           if (stored != r.done()) {
             throw new AssertionError(names[s] + " lost updates: " + r.done() + " acknowledged, "
@@ -83,72 +75,14 @@ public final class GroupCommitBenchmark {
           results.get(s).add(r);
         }
       }
-      double inc = median(results.get(0), true);
+      double inc = BenchLoad.median(results.get(0), BenchLoad.Result::opsPerSec);
       for (int s = 0; s < names.length; s++) {
-        double ops = median(results.get(s), true);
+        double ops = BenchLoad.median(results.get(s), BenchLoad.Result::opsPerSec);
         System.out.printf("%-8d %-10s %12.0f %10.2f %14.2f %10d%n", clients, names[s], ops,
-            median(results.get(s), false), ops / inc,
-            results.get(s).stream().mapToLong(Result::exhausted).sum());
+            BenchLoad.median(results.get(s), BenchLoad.Result::p99Ms), ops / inc,
+            results.get(s).stream().mapToLong(BenchLoad.Result::exhausted).sum());
       }
     }
     System.exit(0);
-  }
-
-  private static double median(List<Result> rs, boolean throughput) {
-    double[] v = rs.stream().mapToDouble(r -> throughput ? r.opsPerSec() : r.p99Ms()).sorted()
-        .toArray();
-    return v[v.length / 2];
-  }
-
-  private static Result measure(int clients, double seconds, Op op) throws Exception {
-    long end = System.nanoTime() + (long) (seconds * 1e9);
-    CountDownLatch start = new CountDownLatch(1);
-    AtomicLong done = new AtomicLong();
-    AtomicLong exhausted = new AtomicLong();
-    List<long[]> latencies = new ArrayList<>();
-    List<Thread> threads = new ArrayList<>();
-    for (int c = 0; c < clients; c++) {
-      int client = c;
-      long[] lat = new long[200_000];
-      latencies.add(lat);
-      Thread t = new Thread(() -> {
-        int n = 0;
-        try {
-          start.await();
-          while (System.nanoTime() < end && n < lat.length) {
-            long t0 = System.nanoTime();
-            try {
-              op.run(client);
-            } catch (RetriesExhaustedException e) {
-              exhausted.incrementAndGet(); // not written: neither counted nor timed
-              continue;
-            }
-            lat[n++] = System.nanoTime() - t0;
-            done.incrementAndGet();
-          }
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-        lat[lat.length - 1] = n; // count kept in the last slot
-      });
-      threads.add(t);
-      t.start();
-    }
-    long t0 = System.nanoTime();
-    start.countDown();
-    for (Thread t : threads) {
-      t.join();
-    }
-    double elapsed = (System.nanoTime() - t0) / 1e9;
-    List<Long> all = new ArrayList<>();
-    for (long[] lat : latencies) {
-      int n = (int) lat[lat.length - 1];
-      for (int i = 0; i < n; i++) {
-        all.add(lat[i]);
-      }
-    }
-    all.sort(null);
-    double p99 = all.isEmpty() ? 0 : all.get((int) Math.min(all.size() - 1, all.size() * 0.99)) / 1e6;
-    return new Result(done.get() / elapsed, p99, done.get(), exhausted.get());
   }
 }
