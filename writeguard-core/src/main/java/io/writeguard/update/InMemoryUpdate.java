@@ -338,9 +338,10 @@ final class InMemoryUpdate {
       throw new NotModelled(op.operator + " by a " + x.getBsonType());
     }
     if (now == null) {
-      // The server computes operand + int32 0 (operand * int32 0 for $mul): the operand's
-      // type, 0.0 for an $inc by -0.0, -0.0 or NaN for a $mul by a negative or infinite double.
-      return arithmetic(op, x, new BsonInt32(0), add);
+      // The server (arithmetic_node.cpp, setValueForNewElement) stores an $inc's operand as it
+      // is (-0.0 stays -0.0) and, for $mul, the operand times int32 0: zero of the operand's
+      // type, -0.0 for a negative double or -0.0, NaN for an infinite or NaN double.
+      return add ? x : arithmetic(op, x, new BsonInt32(0), false);
     }
     if (!isPlainNumber(now)) {
       throw new NotModelled(op.operator + " of a " + now.getBsonType() + " at " + op.path);
@@ -451,15 +452,19 @@ final class InMemoryUpdate {
     return kept;
   }
 
-  /** Whether a value is stored at the path (through documents and in-range indexes). */
+  /**
+   * Whether a value is stored at the path (through documents and in-range indexes). A segment
+   * in an array that is not a canonical index is refused: the server reads {@code 01} as index
+   * 1, and answers PathNotViable for a field name such as {@code tags} in an array.
+   */
   private static boolean exists(BsonDocument doc, String[] segs) {
     BsonValue at = doc;
     for (String seg : segs) {
       if (at.isDocument()) {
         at = at.asDocument().get(seg);
       } else if (at.isArray()) {
-        int i = index(seg);
-        at = i >= 0 && i < at.asArray().size() ? at.asArray().get(i) : null;
+        int i = arrayIndex(seg, String.join(".", segs));
+        at = i < at.asArray().size() ? at.asArray().get(i) : null;
       } else {
         throw new NotModelled("path runs through a " + at.getBsonType());
       }

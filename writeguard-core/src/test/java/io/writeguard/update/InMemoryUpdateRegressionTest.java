@@ -49,4 +49,44 @@ class InMemoryUpdateRegressionTest {
     assertThat(apply("{n: 5}", "{$set: {s: 'x'}}"))
         .isEqualTo(BsonDocument.parse("{n: 5, s: 'x'}"));
   }
+
+  @Test
+  void pullThroughALeadingZeroIndexIsLeftToTheServer() {
+    // MongoDB reads "01" in an array as index 1 and pulls from a[1] ({a: [[1, 2], [1, 3]]});
+    // the model found no such path and did nothing.
+    assertThatThrownBy(() -> apply("{a: [[1, 2], [1, 2, 3]]}", "{$pull: {'a.01': 2}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    assertThat(apply("{a: [[1, 2], [1, 2, 3]]}", "{$pull: {'a.1': 2}}"))
+        .isEqualTo(BsonDocument.parse("{a: [[1, 2], [1, 3]]}"));
+  }
+
+  @Test
+  void pullOfAFieldNameThroughAnArrayIsLeftToTheServer() {
+    // MongoDB answers PathNotViable; the model took it for a missing path and did nothing.
+    assertThatThrownBy(() -> apply("{items: [{tags: [1, 2]}]}", "{$pull: {'items.tags': 1}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    assertThatThrownBy(() -> apply("{items: []}", "{$pull: {'items.tags': 1}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    // An index past the end is viable: nothing to pull.
+    assertThat(apply("{items: [[1]]}", "{$pull: {'items.5': 1}}"))
+        .isEqualTo(BsonDocument.parse("{items: [[1]]}"));
+  }
+
+  @Test
+  void incOfAMissingFieldByNegativeZeroStoresNegativeZero() {
+    // The server stores an $inc's operand as it is; the model computed -0.0 + 0 = 0.0.
+    BsonDocument created = apply("{}", "{$inc: {a: -0.0}}");
+    assertThat(Double.doubleToRawLongBits(created.getDouble("a").getValue()))
+        .isEqualTo(Double.doubleToRawLongBits(-0.0));
+    BsonDocument padded = apply("{a: [1]}", "{$inc: {'a.2': -0.0}}");
+    assertThat(padded.getArray("a")).hasSize(3);
+    assertThat(Double.doubleToRawLongBits(padded.getArray("a").get(2).asDouble().getValue()))
+        .isEqualTo(Double.doubleToRawLongBits(-0.0));
+    // $mul of a missing field stores operand * int32 0: -0.0 for a negative double.
+    BsonDocument multiplied = apply("{}", "{$mul: {a: -2.0}}");
+    assertThat(Double.doubleToRawLongBits(multiplied.getDouble("a").getValue()))
+        .isEqualTo(Double.doubleToRawLongBits(-0.0));
+    assertThat(apply("{}", "{$mul: {a: NumberLong(5)}}"))
+        .isEqualTo(BsonDocument.parse("{a: NumberLong(0)}"));
+  }
 }
