@@ -73,15 +73,18 @@ class InMemoryUpdateRegressionTest {
   }
 
   @Test
-  void incOfAMissingFieldByNegativeZeroStoresNegativeZero() {
-    // The server stores an $inc's operand as it is; the model computed -0.0 + 0 = 0.0.
-    BsonDocument created = apply("{}", "{$inc: {a: -0.0}}");
-    assertThat(Double.doubleToRawLongBits(created.getDouble("a").getValue()))
-        .isEqualTo(Double.doubleToRawLongBits(-0.0));
-    BsonDocument padded = apply("{a: [1]}", "{$inc: {'a.2': -0.0}}");
-    assertThat(padded.getArray("a")).hasSize(3);
-    assertThat(Double.doubleToRawLongBits(padded.getArray("a").get(2).asDouble().getValue()))
-        .isEqualTo(Double.doubleToRawLongBits(-0.0));
+  void incOfAMissingFieldByNegativeZeroIsNotStoredAsPositiveZero() {
+    // The server stores an $inc's operand as it is (-0.0 stays -0.0); the model computed
+    // -0.0 + 0 = 0.0. The embedded test server also stores 0.0, so the case cannot be checked
+    // against it: refused, at a new field and at a padded array index alike.
+    assertThatThrownBy(() -> apply("{}", "{$inc: {a: -0.0}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    assertThatThrownBy(() -> apply("{a: [1]}", "{$inc: {'a.2': -0.0}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    // Any other operand is stored as it is.
+    assertThat(apply("{}", "{$inc: {a: 2.5}}")).isEqualTo(BsonDocument.parse("{a: 2.5}"));
+    assertThat(apply("{a: [1]}", "{$inc: {'a.2': 0.0}}"))
+        .isEqualTo(BsonDocument.parse("{a: [1, null, 0.0]}"));
     // $mul of a missing field stores operand * int32 0: -0.0 for a negative double.
     BsonDocument multiplied = apply("{}", "{$mul: {a: -2.0}}");
     assertThat(Double.doubleToRawLongBits(multiplied.getDouble("a").getValue()))
