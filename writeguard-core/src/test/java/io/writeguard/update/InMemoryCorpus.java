@@ -22,8 +22,9 @@ import org.bson.json.JsonWriterSettings;
  */
 final class InMemoryCorpus {
   static final String RESOURCE = "/inmemory-corpus.jsonl";
-  static final JsonWriterSettings EXACT =
-      JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+  /** For messages: shell syntax shows every type ({@code NumberLong(5)}, {@code 5.0}, -0.0). */
+  static final JsonWriterSettings SHOWN =
+      JsonWriterSettings.builder().outputMode(JsonMode.SHELL).build();
 
   private InMemoryCorpus() {}
 
@@ -128,6 +129,6 @@ final class InMemoryCorpus {
   }
 
   static String json(BsonDocument d) {
-    return d == null ? "-" : d.toJson(EXACT);
+    return d == null ? "-" : d.toJson(SHOWN);
   }
 }
