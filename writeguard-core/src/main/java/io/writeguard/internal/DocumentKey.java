@@ -26,7 +26,10 @@ import org.bson.types.Decimal128;
  *
  * <p>So the id is encoded with the collection's codecs and turned into a canonical text:
  * numbers by their exact value (whatever their BSON type), documents with their field order,
- * every other value with its type. Two keys are equal exactly when the ids name the same
+ * every other value with its type and its exact content (a timestamp's 64 bits, a regex's
+ * pattern and options, code's text, a DBPointer's namespace and ObjectId). JavaScript with
+ * scope is refused ({@link IllegalArgumentException}): MongoDB versions have compared scopes
+ * differently, so no key is exact. Two keys are equal exactly when the ids name the same
  * document (a collection collation that is not the simple one is not seen). {@link #lockText()}
  * is the short form for lock keys: the same for the same document, and readable for the usual
  * ids (an ObjectId's hex, a string as it is, an integral number in decimal; other ids their
@@ -52,6 +55,8 @@ public final class DocumentKey {
    * The key of {@code id}, encoded with {@code registry}.
    *
    * @throws org.bson.codecs.configuration.CodecConfigurationException if no codec encodes it
+   * @throws IllegalArgumentException if the id is, or holds, JavaScript with scope: MongoDB
+   *     versions tell those apart differently, so no key is exact
    */
   public static DocumentKey of(Object id, CodecRegistry registry) {
     Objects.requireNonNull(id, "id");
@@ -140,14 +145,29 @@ public final class DocumentKey {
         }
         out.append(']');
       }
-      default -> string(out.append('?').append(value.getBsonType()).append(':'),
-          value.toString());
+      case TIMESTAMP -> out.append('t').append(Long.toUnsignedString(
+          value.asTimestamp().getValue())).append(';');
+      case REGULAR_EXPRESSION -> string(string(out.append('r'),
+          value.asRegularExpression().getPattern()), value.asRegularExpression().getOptions());
+      case JAVASCRIPT -> string(out.append('j'), value.asJavaScript().getCode());
+      case DB_POINTER -> string(out.append('p'), value.asDBPointer().getNamespace())
+          .append(value.asDBPointer().getId().toHexString());
+      case MIN_KEY -> out.append("k-");
+      case MAX_KEY -> out.append("k+");
+      case UNDEFINED -> out.append('u');
+      // JavaScript with scope (and anything newer): MongoDB versions have compared the scope
+      // differently (its raw bytes, later as a document whose numbers compare by value), so
+      // no key is exact for every server; printing it (toString) made keys of ids whose
+      // scopes differ collide.
+      default -> throw new IllegalArgumentException("an _id (or a value inside one) of type "
+          + value.getBsonType() + " cannot be keyed exactly as MongoDB tells ids apart: "
+          + value);
     }
   }
 
   /** Length-prefixed, so no string can end where another value begins. */
-  private static void string(StringBuilder out, String s) {
-    out.append(s.length()).append(':').append(s);
+  private static StringBuilder string(StringBuilder out, String s) {
+    return out.append(s.length()).append(':').append(s);
   }
 
   /** The exact value of a finite number, -0 as 0; null for NaN and the infinities. */

@@ -1,10 +1,22 @@
 package io.writeguard.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.MongoClientSettings;
 import java.util.List;
 import org.bson.BsonBinary;
+import org.bson.BsonDbPointer;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonJavaScript;
+import org.bson.BsonJavaScriptWithScope;
+import org.bson.BsonMaxKey;
+import org.bson.BsonMinKey;
+import org.bson.BsonNull;
+import org.bson.BsonRegularExpression;
+import org.bson.BsonTimestamp;
+import org.bson.BsonUndefined;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.bson.types.Binary;
@@ -81,6 +93,40 @@ class DocumentKeyTest {
     assertThat(key(Double.MIN_VALUE).lockText()).hasSizeLessThanOrEqualTo(65).startsWith("~");
     assertThat(key(1e300).lockText()).hasSizeLessThanOrEqualTo(65);
     different(1e300, new Decimal128(new java.math.BigDecimal("1E+300"))); // 1e300 is inexact
+  }
+
+  @Test
+  void javaScriptWithScopeIdsAreRefusedNotKeyedByTheirPrintedForm() {
+    // Keyed by toString(), two ids whose scopes differ printed alike and shared one key, so
+    // group commit could run one document's update on another. MongoDB versions compare
+    // scopes differently, so no key is exact: refused, naming the value.
+    BsonJavaScriptWithScope one = new BsonJavaScriptWithScope("f()",
+        new BsonDocument("x", new BsonInt32(1)));
+    BsonJavaScriptWithScope two = new BsonJavaScriptWithScope("f()",
+        new BsonDocument("x", new BsonInt32(2)));
+    assertThatThrownBy(() -> key(one)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("JAVASCRIPT_WITH_SCOPE").hasMessageContaining("f()");
+    assertThatThrownBy(() -> key(new Document("k", two)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void otherUnusualTypesAreKeyedByTheirWholeValue() {
+    same(new BsonTimestamp(5, 1), new BsonTimestamp(5, 1));
+    different(new BsonTimestamp(5, 1), new BsonTimestamp(5, 2));
+    different(new BsonTimestamp(5, 1), new java.util.Date(5000));
+    same(new BsonRegularExpression("a", "i"), new BsonRegularExpression("a", "i"));
+    different(new BsonRegularExpression("a", "i"), new BsonRegularExpression("a", ""));
+    different(new BsonRegularExpression("ai", ""), new BsonRegularExpression("a", "i"));
+    same(new BsonJavaScript("f()"), new BsonJavaScript("f()"));
+    different(new BsonJavaScript("f()"), new BsonJavaScript("g()"));
+    different(new BsonJavaScript("f()"), "f()");
+    ObjectId oid = new ObjectId();
+    different(new BsonDbPointer("db.a", oid), new BsonDbPointer("db.b", oid));
+    different(new BsonDbPointer("db.a", oid), new BsonDbPointer("db.a", new ObjectId()));
+    same(new BsonMinKey(), new BsonMinKey());
+    different(new BsonMinKey(), new BsonMaxKey());
+    different(new BsonUndefined(), new BsonNull());
   }
 
   @Test

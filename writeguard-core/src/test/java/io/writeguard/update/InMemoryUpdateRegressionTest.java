@@ -49,4 +49,47 @@ class InMemoryUpdateRegressionTest {
     assertThat(apply("{n: 5}", "{$set: {s: 'x'}}"))
         .isEqualTo(BsonDocument.parse("{n: 5, s: 'x'}"));
   }
+
+  @Test
+  void pullThroughALeadingZeroIndexIsLeftToTheServer() {
+    // MongoDB reads "01" in an array as index 1 and pulls from a[1] ({a: [[1, 2], [1, 3]]});
+    // the model found no such path and did nothing.
+    assertThatThrownBy(() -> apply("{a: [[1, 2], [1, 2, 3]]}", "{$pull: {'a.01': 2}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    assertThat(apply("{a: [[1, 2], [1, 2, 3]]}", "{$pull: {'a.1': 2}}"))
+        .isEqualTo(BsonDocument.parse("{a: [[1, 2], [1, 3]]}"));
+  }
+
+  @Test
+  void pullOfAFieldNameThroughAnArrayIsLeftToTheServer() {
+    // MongoDB answers PathNotViable; the model took it for a missing path and did nothing.
+    assertThatThrownBy(() -> apply("{items: [{tags: [1, 2]}]}", "{$pull: {'items.tags': 1}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    assertThatThrownBy(() -> apply("{items: []}", "{$pull: {'items.tags': 1}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    // An index past the end is viable: nothing to pull.
+    assertThat(apply("{items: [[1]]}", "{$pull: {'items.5': 1}}"))
+        .isEqualTo(BsonDocument.parse("{items: [[1]]}"));
+  }
+
+  @Test
+  void incOfAMissingFieldByNegativeZeroIsNotStoredAsPositiveZero() {
+    // The server stores an $inc's operand as it is (-0.0 stays -0.0); the model computed
+    // -0.0 + 0 = 0.0. The embedded test server also stores 0.0, so the case cannot be checked
+    // against it: refused, at a new field and at a padded array index alike.
+    assertThatThrownBy(() -> apply("{}", "{$inc: {a: -0.0}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    assertThatThrownBy(() -> apply("{a: [1]}", "{$inc: {'a.2': -0.0}}"))
+        .isInstanceOf(InMemoryUpdate.NotModelled.class);
+    // Any other operand is stored as it is.
+    assertThat(apply("{}", "{$inc: {a: 2.5}}")).isEqualTo(BsonDocument.parse("{a: 2.5}"));
+    assertThat(apply("{a: [1]}", "{$inc: {'a.2': 0.0}}"))
+        .isEqualTo(BsonDocument.parse("{a: [1, null, 0.0]}"));
+    // $mul of a missing field stores operand * int32 0: -0.0 for a negative double.
+    BsonDocument multiplied = apply("{}", "{$mul: {a: -2.0}}");
+    assertThat(Double.doubleToRawLongBits(multiplied.getDouble("a").getValue()))
+        .isEqualTo(Double.doubleToRawLongBits(-0.0));
+    assertThat(apply("{}", "{$mul: {a: NumberLong(5)}}"))
+        .isEqualTo(BsonDocument.parse("{a: NumberLong(0)}"));
+  }
 }
