@@ -101,6 +101,12 @@ final class DocumentLocker implements AutoCloseable {
     long[] elapsedMs = {0};
     Runnable tick = () -> {
       synchronized (loop) {
+        if (self.get().isCancelled()) {
+          // JavaScript's clearInterval: a cleared timer never runs again. Here a tick that had
+          // already fired may be waiting for the monitor while release clears it; it must not
+          // run either (the race made the test of bug 2 fail under load).
+          return;
+        }
         if (!lockedIds.contains(id)) {
           self.get().cancel(false);
           promise.complete(null);
