@@ -418,7 +418,8 @@ final class BatchUpdate {
       if (next != null) {
         boolean replaces = mutation instanceof Mutation.Replace;
         if (merged == null) {
-          merged = replaces ? MergedWrite.ofReplacement() : MergedWrite.ofOperators(read);
+          merged = replaces ? MergedWrite.ofReplacement(store::constraints)
+              : MergedWrite.ofOperators(read, store::constraints);
         }
         if (!(replaces ? merged.addReplacement() : merged.add(update, next))) {
           next = null; // its changes do not merge with this round's: sent in the next one

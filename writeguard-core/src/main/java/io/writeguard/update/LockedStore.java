@@ -133,6 +133,11 @@ final class LockedStore implements Store {
   }
 
   @Override
+  public WriteConstraints constraints() {
+    return plain.constraints();
+  }
+
+  @Override
   public RawBsonDocument probe(Object probeId, String versionField) {
     return plain.probe(probeId, versionField);
   }

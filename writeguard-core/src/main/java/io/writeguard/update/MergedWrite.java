@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -55,6 +56,10 @@ import org.bson.BsonValue;
  *   <li><b>Replacements.</b> A round whose first writer replaces the document sends a
  *       replacement: the final document, every later change computed in memory on the known
  *       replacement. A replacement after an operator writer is not merged.
+ *   <li><b>Unique indexes see every step.</b> Merging skips the states between the callers'
+ *       updates, so no two callers of a round change paths of one unique index
+ *       ({@link WriteConstraints}): a state one of them would have stored alone, which the
+ *       index refuses, could otherwise hide behind the next caller's change.
  * </ol>
  *
  * The guards ({@link #guard()}) only narrow the write's filter: a stored document that fails
@@ -63,25 +68,72 @@ import org.bson.BsonValue;
 final class MergedWrite {
   private final boolean replacing;
   private final BsonDocument read;
+  private final Supplier<WriteConstraints> constraintsSource;
+  private WriteConstraints constraints; // read when a second caller arrives
+  private final List<List<String[]>> pathsByCaller = new ArrayList<>();
   private final Map<String, Entry> entries = new LinkedHashMap<>();
   private final Map<String, BsonDocument> guards = new LinkedHashMap<>();
   /** Per embedded document (by path; "" is the root): the keys written there, by caller. */
   private final Map<String, Map<String, Integer>> created = new HashMap<>();
   private int callers;
 
-  private MergedWrite(boolean replacing, BsonDocument read) {
+  private MergedWrite(boolean replacing, BsonDocument read,
+      Supplier<WriteConstraints> constraints) {
     this.replacing = replacing;
     this.read = read;
+    this.constraintsSource = constraints;
   }
 
   /** A merge whose first writer sent operators, over the document as the round read it. */
+  static MergedWrite ofOperators(BsonDocument read, Supplier<WriteConstraints> constraints) {
+    return new MergedWrite(false, read, constraints);
+  }
+
+  /** A merge whose first writer sent operators, on a collection without unique indexes. */
   static MergedWrite ofOperators(BsonDocument read) {
-    return new MergedWrite(false, read);
+    return ofOperators(read, () -> WriteConstraints.NONE);
   }
 
   /** A merge whose first writer replaced the document. */
+  static MergedWrite ofReplacement(Supplier<WriteConstraints> constraints) {
+    return new MergedWrite(true, null, constraints);
+  }
+
+  /** A merge whose first writer replaced the document, without unique indexes. */
   static MergedWrite ofReplacement() {
-    return new MergedWrite(true, null);
+    return ofReplacement(() -> WriteConstraints.NONE);
+  }
+
+  /**
+   * Rule 6: no two callers change paths of one unique index (merging would skip the state
+   * between them, which the index may refuse); a first writer's replacement changes them all.
+   * Unreadable constraints merge nobody.
+   */
+  private boolean uniqueIndexesAllow(List<String[]> paths) {
+    if (callers == 0) {
+      return true; // alone, its update is sent as it is
+    }
+    if (constraints == null) {
+      constraints = constraintsSource.get();
+    }
+    if (constraints.unknown()) {
+      return false;
+    }
+    for (String[] path : paths) {
+      for (int index : constraints.indexesTouchedBy(path)) {
+        if (replacing) {
+          return false;
+        }
+        for (List<String[]> earlier : pathsByCaller) {
+          for (String[] other : earlier) {
+            if (constraints.indexesTouchedBy(other).contains(index)) {
+              return false;
+            }
+          }
+        }
+      }
+    }
+    return true;
   }
 
   /** True when the round sends a replacement of its final document. */
@@ -122,11 +174,16 @@ final class MergedWrite {
    * @return false: not mergeable under the rules above (the caller belongs to the next round)
    */
   boolean add(BsonDocument update, BsonDocument after) {
+    List<Op> ops = ops(update);
+    List<String[]> paths = ops.stream().map(Op::segments).toList();
+    if (!uniqueIndexesAllow(paths)) {
+      return false;
+    }
     if (replacing) {
       callers++;
+      pathsByCaller.add(paths);
       return true; // every later change is computed in memory on the known replacement
     }
-    List<Op> ops = ops(update);
     Map<String, Entry> saved = snapshotEntries();
     Map<String, BsonDocument> savedGuards = new LinkedHashMap<>();
     guards.forEach((k, v) -> savedGuards.put(k, v.clone()));
@@ -153,16 +210,18 @@ final class MergedWrite {
       return false;
     }
     callers++;
+    pathsByCaller.add(paths);
     return true;
   }
 
   /** A replacement after operator writers is not merged (see rule 5). */
   boolean addReplacement() {
-    if (replacing) {
-      callers++;
-      return true;
+    if (!replacing || !uniqueIndexesAllow(List.<String[]>of(new String[0]))) {
+      return false; // (an empty path overlaps every index: the replacement changes them all)
     }
-    return false;
+    callers++;
+    pathsByCaller.add(List.<String[]>of(new String[0]));
+    return true;
   }
 
   private static List<Op> ops(BsonDocument update) {
@@ -323,11 +382,16 @@ final class MergedWrite {
         keys.putIfAbsent(key, caller);
       }
     }
+    if (caller == 0) {
+      return true; // alone, its update is sent as it is
+    }
     for (Map.Entry<String, Map<String, Integer>> parent : created.entrySet()) {
       Map<String, Integer> keys = parent.getValue();
-      if (keys.size() < 2 || keys.values().stream().distinct().count() < 2) {
-        continue; // one key, or all from one caller: as a lone update would create them
+      if (keys.size() < 2) {
+        continue; // one key: created (or not) as a lone update would
       }
+      // Keys of one caller too: merged, its operators are regrouped with the others', and a
+      // server that creates fields in the update's order would create them in another order.
       int missing = 0;
       for (String key : keys.keySet()) {
         String path = parent.getKey().isEmpty() ? key : parent.getKey() + "." + key;
@@ -352,8 +416,20 @@ final class MergedWrite {
     return false;
   }
 
+  /**
+   * Adds a condition on {@code path}, and requires each of its ancestors not to be an array:
+   * a query path runs through arrays (it would match {@code p.0.b} in {@code p[0]["0"].b}),
+   * an update path does not, so the condition must hold where the update writes.
+   */
   private void guard(String path, String operator, BsonValue condition) {
     guards.computeIfAbsent(path, p -> new BsonDocument()).put(operator, condition);
+    int dot = path.lastIndexOf('.');
+    while (dot > 0) {
+      String ancestor = path.substring(0, dot);
+      guards.computeIfAbsent(ancestor, p -> new BsonDocument())
+          .put("$not", new BsonDocument("$type", new BsonString("array")));
+      dot = ancestor.lastIndexOf('.');
+    }
   }
 
   /**

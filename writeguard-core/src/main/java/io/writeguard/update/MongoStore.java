@@ -7,6 +7,7 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.result.UpdateResult;
+import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
@@ -26,12 +27,52 @@ final class MongoStore implements Store {
   private static final FindOneAndReplaceOptions REPLACE_AFTER =
       new FindOneAndReplaceOptions().returnDocument(ReturnDocument.AFTER).upsert(false);
 
+  /** How long the collection's unique indexes are taken as read. */
+  static final long CONSTRAINTS_REFRESH_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MongoStore.class);
+
   private final MongoCollection<Document> collection;
   private final MongoCollection<RawBsonDocument> raw;
+  private final io.writeguard.Ticker ticker;
+  private volatile WriteConstraints constraints;
+  private volatile long constraintsReadAt;
 
   MongoStore(MongoCollection<Document> collection) {
+    this(collection, io.writeguard.Ticker.system());
+  }
+
+  /** @param ticker when the collection's unique indexes are read again */
+  MongoStore(MongoCollection<Document> collection, io.writeguard.Ticker ticker) {
     this.collection = collection;
     this.raw = collection.withDocumentClass(RawBsonDocument.class);
+    this.ticker = ticker;
+  }
+
+  /**
+   * The unique indexes, read again at most every {@link #CONSTRAINTS_REFRESH_NANOS} by the
+   * thread that finds them stale (two may read at once; either answer is current). If they
+   * cannot be read, nothing is merged until they can ({@link WriteConstraints#UNKNOWN}).
+   */
+  @Override
+  public WriteConstraints constraints() {
+    WriteConstraints known = constraints;
+    long now = ticker.nanoTime();
+    if (known != null && now - constraintsReadAt < CONSTRAINTS_REFRESH_NANOS) {
+      return known;
+    }
+    WriteConstraints read;
+    try {
+      List<BsonDocument> indexes = collection.listIndexes(BsonDocument.class)
+          .into(new java.util.ArrayList<>());
+      read = WriteConstraints.of(indexes);
+    } catch (RuntimeException e) {
+      LOG.warn("could not read the unique indexes of {}; group commit sends each"
+          + " update alone until they can be read: {}", collectionName(), e.toString());
+      read = WriteConstraints.UNKNOWN;
+    }
+    constraints = read;
+    constraintsReadAt = now;
+    return read;
   }
 
   @Override

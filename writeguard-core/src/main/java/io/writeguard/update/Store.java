@@ -51,6 +51,14 @@ interface Store {
     return combined;
   }
 
+  /**
+   * The collection's unique indexes and validator, as of at most a refresh interval ago
+   * ({@link WriteConstraints}); {@link WriteConstraints#NONE} where none are known to apply.
+   */
+  default WriteConstraints constraints() {
+    return WriteConstraints.NONE;
+  }
+
   /** Like {@link #update} with findOneAndReplace / replaceOne. */
   WriteResult replace(Bson filter, Document replacement, boolean returnAfter);
 
