@@ -34,6 +34,11 @@ final class MongoStore implements Store {
     this.raw = collection.withDocumentClass(RawBsonDocument.class);
   }
 
+  /** The collection this store reads and writes. */
+  MongoCollection<Document> collection() {
+    return collection;
+  }
+
   @Override
   public String collectionName() {
     return collection.getNamespace().getCollectionName();
