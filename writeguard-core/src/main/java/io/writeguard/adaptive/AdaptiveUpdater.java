@@ -1,12 +1,10 @@
 package io.writeguard.adaptive;
 
 import io.writeguard.Ticker;
-import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
 import io.writeguard.internal.DocumentKey;
-import io.writeguard.internal.UnderLock;
-import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
+import io.writeguard.update.LockedUpdater;
 import io.writeguard.update.Mutator;
 import io.writeguard.update.RetriesExhaustedException;
 import io.writeguard.update.TypedUpdater;
@@ -19,53 +17,47 @@ import java.util.function.UnaryOperator;
 /**
  * Updates optimistically, and routes a key through a lock while it is hot.
  *
- * <p>Both routes run the same {@link VersionedUpdater}: the locked route takes the key's lock
- * first and then does the versioned read-change-write inside it. That is deliberate. The lock
- * only removes contention (waiting in a queue instead of burning retries); correctness never
- * rests on it. The version in the write's filter is the fence: a holder whose lease expired
- * while another holder wrote finds the version moved, re-reads and applies its pure mutation
- * to the new state instead of overwriting it, and optimistic writers in other processes (or in
- * the moment a key switches route) are safe for the same reason. So a switch needs no
- * coordination and can never lose an update.
+ * <p>The optimistic route is the {@link VersionedUpdater}; the locked route is a
+ * {@link LockedUpdater} over the same documents with the same version policy, retry policy,
+ * listener and clock ({@link LockedUpdater#builder(VersionedUpdater, LockService)}), fencing
+ * off and the version filter on: it takes the key's lock and does the versioned
+ * read-change-write inside it. That is deliberate. The lock only removes contention (waiting
+ * in a queue instead of burning retries); correctness never rests on it. The version in the
+ * write's filter is the fence: a holder whose lease expired while another holder wrote finds
+ * the version moved, re-reads and applies its pure mutation to the new state instead of
+ * overwriting it, and optimistic writers in other processes (or in the moment a key switches
+ * route) are safe for the same reason. So a switch needs no coordination and can never lose
+ * an update.
  *
  * <p>The decision per key is the {@link ContentionRouter}'s ({@link AdaptivePolicy} has the
  * thresholds and the hysteresis).
  *
  * <p>Group commit. The optimistic route combines concurrent updates of one document as its
  * {@link VersionedUpdater} is configured to. The locked route, with {@link Builder#groupCommit}
- * on (the default), queues the callers of this process per document and lets the first take
- * the lock once for the whole queue and run it with {@link VersionedUpdater#updateBatch}: one
- * lock hand-off and one read/write per batch instead of per update. A lock timeout then fails
- * every update of that batch with the {@code LockTimeoutException}. Thread-safe.
+ * on (the default), is {@link LockedUpdater}'s group commit: the callers of this process queue
+ * per document and the first takes the lock once for the whole queue, so one lock hand-off and
+ * one read/write serve a batch. Its rules are {@link LockedUpdater}'s: a lock not had in time
+ * fails the batch with {@code LockTimeoutException}, as does a queue that did not clear within
+ * the lock wait plus the retry deadline; a leader interrupted while waiting for the lock sets
+ * the interrupt aside until its batch is done and fails nobody. Thread-safe.
  */
 public final class AdaptiveUpdater {
   private final VersionedUpdater updater;
-  private final LockService locks;
+  private final LockedUpdater locked;
   private final ContentionRouter router;
-  private final Duration lockWait;
   private final String lockPrefix;
-  private final KeyedCombiner<Mutator, UpdateOutcome> lockedUpdates;  // null: not combined
-  private final KeyedCombiner<Mutator, UpdateOutcome> lockedUpdateOnes;
 
   private AdaptiveUpdater(Builder b) {
     this.updater = b.updater;
-    this.locks = b.locks;
     this.router = new ContentionRouter(b.policy, b.ticker);
-    this.lockWait = b.lockWait;
     this.lockPrefix = b.lockPrefix == null ? updater.scope().collection() + ":" : b.lockPrefix;
-    this.lockedUpdates = b.groupCommit ? lockedCombiner(b, true) : null;
-    this.lockedUpdateOnes = b.groupCommit ? lockedCombiner(b, false) : null;
-  }
-
-  private KeyedCombiner<Mutator, UpdateOutcome> lockedCombiner(Builder b, boolean returnDocs) {
-    return KeyedCombiner.<Mutator, UpdateOutcome>builder((key, batch) -> {
-      // Every caller is answered inside the step; a failed release must not turn into errors.
-      LockHandle lock = locks.acquire(lockKey((DocumentKey) key), lockWait);
-      UnderLock.run(lock, () -> {
-        updater.updateBatch(batch, returnDocs);
-        return null;
-      });
-    }).maxBatch(b.maxBatchSize).ticker(b.combinerTicker).build();
+    this.locked = LockedUpdater.builder(b.updater, b.locks)
+        .fencing(false) // the version is the fence, as for the optimistic route's writes
+        .lockWait(b.lockWait)
+        .lockPrefix(lockPrefix)
+        .groupCommit(b.groupCommit)
+        .maxBatchSize(b.maxBatchSize)
+        .build();
   }
 
   /**
@@ -134,16 +126,7 @@ public final class AdaptiveUpdater {
     }
     router.lockedStarted(key);
     try {
-      if (lockedUpdates != null) {
-        Objects.requireNonNull(mutator, "mutator");
-        // Queued at most as long as the lock wait plus the update's own deadline.
-        return (returnDocument ? lockedUpdates : lockedUpdateOnes)
-            .submit(document, mutator, lockWait.plus(updater.retryPolicy().deadline()));
-      }
-      // Not try-with-resources: a release failing after the write was applied must not report
-      // the update as failed (a caller retrying it would apply the mutation twice).
-      LockHandle lock = locks.acquire(key, lockWait);
-      return UnderLock.run(lock, () -> write(id, mutator, returnDocument));
+      return returnDocument ? locked.update(id, mutator) : locked.updateOne(id, mutator);
     } finally {
       router.lockedDone(key);
     }
@@ -151,6 +134,11 @@ public final class AdaptiveUpdater {
 
   private UpdateOutcome write(Object id, Mutator mutator, boolean returnDocument) {
     return returnDocument ? updater.update(id, mutator) : updater.updateOne(id, mutator);
+  }
+
+  /** Updates of {@code id} queued on the locked route (for tests). */
+  int waiting(Object id) {
+    return locked.waiting(id);
   }
 
   /** The route {@code id}'s next update would take (for reports and tests). */
@@ -172,7 +160,6 @@ public final class AdaptiveUpdater {
     private String lockPrefix;
     private boolean groupCommit = true;
     private int maxBatchSize = VersionedUpdater.Builder.DEFAULT_MAX_BATCH;
-    private Ticker combinerTicker = Ticker.system();
 
     private Builder(VersionedUpdater updater, LockService locks) {
       this.updater = Objects.requireNonNull(updater, "updater");
@@ -214,15 +201,6 @@ public final class AdaptiveUpdater {
     /** The most updates the locked route runs under one lock hold; at least 1; default 64. */
     public Builder maxBatchSize(int maxBatchSize) {
       this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
-      return this;
-    }
-
-    /**
-     * The clock of the locked route's queue; must be the {@link VersionedUpdater}'s, whose
-     * deadlines count from it (default {@code System.nanoTime} for both).
-     */
-    public Builder combinerTicker(Ticker ticker) {
-      this.combinerTicker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 

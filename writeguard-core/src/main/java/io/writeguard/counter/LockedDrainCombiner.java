@@ -5,6 +5,7 @@ import io.writeguard.lock.LockService;
 import java.time.Duration;
 import io.writeguard.idempotency.OpResult;
 import io.writeguard.internal.UnderLock;
+import io.writeguard.internal.Uninterrupted;
 import io.writeguard.update.WriteOutcomes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -149,34 +150,24 @@ final class LockedDrainCombiner implements Combiner {
   /**
    * Gives every take back. Runs to the end even on an interrupted thread: the driver refuses
    * every call while the interrupt flag is set, so giving up on it would strand the whole
-   * drained amount; the flag is cleared before each call and restored at the end (each call is
-   * still bounded by the client's timeouts).
+   * drained amount; each call is sent with the flag set aside and restored after it
+   * ({@link Uninterrupted}; each call is still bounded by the client's timeouts).
    */
   private void giveBack(String counterId, List<Take> takes, RuntimeException original,
       ChangeRecorder recorder) {
-    HeldInterrupt interrupt = new HeldInterrupt();
-    try {
-      giveBack(counterId, takes, original, recorder, interrupt);
-    } finally {
-      interrupt.restore();
-    }
-  }
-
-  private void giveBack(String counterId, List<Take> takes, RuntimeException original,
-      ChangeRecorder recorder, HeldInterrupt interrupt) {
     Map<Integer, Long> stranded = new LinkedHashMap<>();
     RuntimeException last = original;
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
-        OpResult result = send(() -> interrupt.clearing(() -> store.giveBackOnce(counterId,
+        OpResult result = send(() -> Uninterrupted.call(() -> store.giveBackOnce(counterId,
             take.shard(), take.amount(), take.opId(), backId, recorder)));
         if (result == OpResult.NOT_MATCHED && take.confirmed()) {
           // Applied, yet its record is gone (the shard document was deleted or replaced).
           stranded.merge(take.shard(), take.amount(), Long::sum);
         }
       } catch (RuntimeException e) {
-        if (interrupt.clearing(() -> recordedDespite(counterId, take.shard(), backId))) {
+        if (Uninterrupted.call(() -> recordedDespite(counterId, take.shard(), backId))) {
           continue; // the reply was lost, the give-back was not
         }
         log.warn("counter '{}': giving back {} to shard {} failed after {} sends",
@@ -191,22 +182,6 @@ final class LockedDrainCombiner implements Combiner {
         e.addSuppressed(original);
       }
       throw e;
-    }
-  }
-
-  /** An interrupt seen (and cleared) while giving back, restored once the give-back is done. */
-  private static final class HeldInterrupt {
-    private boolean seen;
-
-    <T> T clearing(Supplier<T> call) {
-      seen |= Thread.interrupted();
-      return call.get();
-    }
-
-    void restore() {
-      if (seen | Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 

@@ -5,6 +5,7 @@ import static com.mongodb.client.model.Filters.eq;
 
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoException;
+import com.mongodb.MongoInterruptedException;
 import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
@@ -15,6 +16,8 @@ import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.Uninterrupted;
+import io.writeguard.update.WriteOutcomes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -22,11 +25,14 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
+import org.bson.BsonDocumentWriter;
+import org.bson.BsonNull;
 import org.bson.BsonReader;
 import org.bson.BsonValue;
 import org.bson.Document;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DecoderContext;
+import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecConfigurationException;
 import org.bson.conversions.Bson;
 import org.slf4j.Logger;
@@ -53,14 +59,24 @@ import org.slf4j.LoggerFactory;
  *   <li>Claimed: run the action. Success stores the outcome with a filter on our owner token,
  *       so a claimer whose lease was taken over cannot overwrite the new owner's record (it
  *       gets {@link OutcomeNotRecordedException}). Failure deletes our claim (again only if
- *       still ours), so a later call can retry, and rethrows.
+ *       still ours), so a later call can retry, and rethrows. An outcome the codecs cannot
+ *       encode marks the record done with no outcome (field {@code unrecorded} says why): the
+ *       action ran, so it must not run again; this caller and later ones get
+ *       {@link OutcomeNotRecordedException} until {@link #forget(String)}.
  *   <li>Not claimed: read the record. Done: return the stored outcome. Pending: if its lease
  *       ran out by the server's clock ({@code $expr: claimedAt + leaseMillis < $$NOW}), take
  *       it over with a conditional update on the owner we saw (two takers cannot both match);
  *       else wait with backoff and look again, up to the wait timeout, then throw
  *       {@link IdempotencyInProgressException}. Gone (released): claim again.
  * </ol>
- * Expiry is judged on the server clock only, so clients with skewed clocks agree. A lease must
+ * A claim whose reply was lost is sent again with the same token (it matches its own claim);
+ * one interrupted on its way is deleted and the caller gets
+ * {@link io.writeguard.WriteGuardInterruptedException} without the action having run.
+ * Storing the outcome and deleting a failed claim are sent with the thread's interrupt set
+ * aside and restored after (the driver refuses every call of an interrupted thread, and an
+ * action cancelled as it finished still had its effect).
+ *
+ * <p>Expiry is judged on the server clock only, so clients with skewed clocks agree. A lease must
  * outlast the action: when an action runs past its lease, a second caller may run it too.
  *
  * <p>Outcomes are encoded with the collection's codec registry (strings, numbers, documents,
@@ -70,6 +86,8 @@ import org.slf4j.LoggerFactory;
 public final class IdempotencyStore {
   static final String PENDING = "pending";
   static final String DONE = "done";
+  /** Set, instead of an outcome, on a done record whose outcome could not be encoded. */
+  static final String UNRECORDED = "unrecorded";
   private static final Logger log = LoggerFactory.getLogger(IdempotencyStore.class);
   private static final UpdateOptions UPSERT = new UpdateOptions().upsert(true);
   private static final int STORE_TRIES = 3;
@@ -127,7 +145,10 @@ public final class IdempotencyStore {
     }).executed();
   }
 
-  /** Deletes the completed record of {@code key}, so the key can be used again. */
+  /**
+   * Deletes the completed record of {@code key} (one with an outcome or one marked
+   * {@code unrecorded}), so the key can be used again.
+   */
   public boolean forget(String key) {
     Checks.notBlank("key", key);
     return collection.deleteOne(and(eq("_id", key), eq("state", DONE))).getDeletedCount() == 1;
@@ -138,7 +159,7 @@ public final class IdempotencyStore {
     long start = ticker.nanoTime();
     int checks = 0;
     while (true) {
-      if (tryClaim(key, token)) {
+      if (claim(key, token)) {
         return run(key, token, action);
       }
       checks++;
@@ -147,6 +168,12 @@ public final class IdempotencyStore {
       String owner = record == null ? "(released)" : record.getString("owner").getValue();
       if (record != null) {
         if (DONE.equals(record.getString("state").getValue())) {
+          if (record.containsKey(UNRECORDED)) {
+            throw new OutcomeNotRecordedException(key, "an earlier call ran the action, but its"
+                + " outcome could not be stored (" + record.getString(UNRECORDED).getValue()
+                + "); the key stays done without an outcome, so the action does not run again"
+                + " until forget(key)", null);
+          }
           return new OnceResult<>(decode(key, codec, record.get("outcome")), false);
         }
         if (tryTakeOver(key, owner, token)) {
@@ -163,6 +190,51 @@ public final class IdempotencyStore {
       if (record != null) {
         sleep(Duration.ofNanos(Math.min(left, poll(checks).toNanos())), key);
       }
+    }
+  }
+
+  /**
+   * Claims {@code key} with {@code token}: true if ours, false if someone else's record exists.
+   * A claim whose reply was lost (it may have been applied) is sent again with the same token,
+   * which matches its own claim if the first one was applied: harmless, like a re-sent
+   * completion. A claim interrupted on its way or while waiting for its reply is given up: the
+   * claim, if applied, is deleted with the interrupt set aside, and the caller gets
+   * {@link WriteGuardInterruptedException} without the action having run. A claim that stays
+   * in doubt after {@value #STORE_TRIES} sends is deleted the same way and its error thrown.
+   */
+  private boolean claim(String key, String token) {
+    RuntimeException last = null;
+    for (int send = 1; send <= STORE_TRIES; send++) {
+      try {
+        return tryClaim(key, token);
+      } catch (RuntimeException e) {
+        if (e instanceof MongoInterruptedException || Thread.currentThread().isInterrupted()) {
+          abandonClaim(key, token, e);
+          InterruptedException cause = new InterruptedException(e.getMessage());
+          cause.initCause(e);
+          throw new WriteGuardInterruptedException("claiming idempotency key '" + key + "'",
+              cause);
+        }
+        if (!WriteOutcomes.isOutcomeUnknown(e) && !WriteOutcomes.certainlyNotApplied(e)) {
+          abandonClaim(key, token, e);
+          throw e;
+        }
+        last = e;
+        log.warn("idempotency key '{}': claiming it failed (send {}), sending it again", key,
+            send, e);
+      }
+    }
+    abandonClaim(key, token, last);
+    throw last;
+  }
+
+  /** Deletes our claim if it was applied after all; a failure is attached to {@code cause}. */
+  private void abandonClaim(String key, String token, RuntimeException cause) {
+    try {
+      Uninterrupted.run(() -> collection.deleteOne(
+          and(eq("_id", key), eq("owner", token), eq("state", PENDING))));
+    } catch (RuntimeException e) {
+      cause.addSuppressed(e);
     }
   }
 
@@ -211,22 +283,67 @@ public final class IdempotencyStore {
       }
       throw new IdempotentActionException(key, failure);
     }
-    complete(key, token, value, started);
+    BsonValue encoded;
+    try {
+      encoded = encode(value);
+    } catch (RuntimeException unencodable) {
+      // The action ran; a claim left pending would let it run again once its lease ran out.
+      // So the key is marked done without an outcome, and this caller and every later one are
+      // told the action ran but its outcome was not recorded.
+      String why = "the outcome, a " + value.getClass().getName() + ", cannot be encoded with"
+          + " the collection's codecs: " + unencodable.getMessage();
+      try {
+        complete(key, token, Updates.combine(
+            Updates.set("state", DONE),
+            Updates.set(UNRECORDED, why),
+            Updates.currentDate("completedAt")), started);
+      } catch (OutcomeNotRecordedException storing) {
+        storing.addSuppressed(unencodable);
+        throw storing;
+      }
+      throw new OutcomeNotRecordedException(key, why + "; the key is marked done without an"
+          + " outcome, so the action does not run again until forget(key)", unencodable);
+    }
+    complete(key, token, Updates.combine(
+        Updates.set("state", DONE),
+        Updates.set("outcome", encoded),
+        Updates.currentDate("completedAt")), started);
     return new OnceResult<>(value, true);
   }
 
-  private void complete(String key, String token, Object value, long started) {
+  /**
+   * Encodes an outcome as the collection's codecs would when storing it, so that a value they
+   * cannot encode is found before the write and not by it.
+   */
+  @SuppressWarnings("unchecked")
+  private BsonValue encode(Object value) {
+    if (value == null) {
+      return BsonNull.VALUE;
+    }
+    Codec<Object> codec = (Codec<Object>) collection.getCodecRegistry().get(value.getClass());
+    BsonDocument holder = new BsonDocument();
+    BsonDocumentWriter writer = new BsonDocumentWriter(holder);
+    writer.writeStartDocument();
+    writer.writeName("outcome");
+    codec.encode(writer, value, EncoderContext.builder().build());
+    writer.writeEndDocument();
+    return holder.get("outcome");
+  }
+
+  /**
+   * Stores what the action came to, on the claim we own. Sent with the interrupt set aside
+   * ({@link Uninterrupted}): an action cancelled as it finished (an executor's
+   * {@code shutdownNow}, {@code cancel(true)}) still had its effect, and a driver refuses every
+   * call of an interrupted thread; the flag is the caller's again afterwards.
+   */
+  private void complete(String key, String token, Bson completion, long started) {
     MongoException last = null;
     for (int attempt = 1; attempt <= STORE_TRIES; attempt++) {
       try {
         // Filtered on our token only, not on "pending": if an earlier try was applied but its
         // reply was lost, this one matches our own "done" record and rewrites the same outcome.
-        long matched = collection.updateOne(
-            and(eq("_id", key), eq("owner", token)),
-            Updates.combine(
-                Updates.set("state", DONE),
-                Updates.set("outcome", value),
-                Updates.currentDate("completedAt"))).getMatchedCount();
+        long matched = Uninterrupted.call(() -> collection.updateOne(
+            and(eq("_id", key), eq("owner", token)), completion).getMatchedCount());
         if (matched == 1) {
           return;
         }
@@ -244,9 +361,14 @@ public final class IdempotencyStore {
         + "ms runs out, then the action may run again", last);
   }
 
+  /**
+   * Deletes our claim after the action failed, so a retry can run it at once; with the
+   * interrupt set aside, since an action that was cancelled often fails with the flag set.
+   */
   private void release(String key, String token, Throwable failure) {
     try {
-      collection.deleteOne(and(eq("_id", key), eq("owner", token), eq("state", PENDING)));
+      Uninterrupted.run(() -> collection.deleteOne(
+          and(eq("_id", key), eq("owner", token), eq("state", PENDING))));
     } catch (RuntimeException e) {
       // The claim then expires with its lease; the action's own failure is what the caller needs.
       failure.addSuppressed(e);

@@ -363,7 +363,11 @@ public final class LeaseLockEngine {
     }
     lease.cancelTimer(); // ended is set first, so a renewal in flight cannot call this a loss
     try {
-      long yieldNanos = store.release(lease.key, owner, lease.attempt, lease.grant);
+      // Sent with the interrupt set aside: a lock closed on an interrupted thread (work that
+      // was cancelled, a try-with-resources around it) must still free its key now, not when
+      // its lease runs out; the driver refuses every call of an interrupted thread.
+      long yieldNanos = Uninterrupted.call(
+          () -> store.release(lease.key, owner, lease.attempt, lease.grant));
       if (yieldNanos > 0) {
         rememberYield(lease.key, ticker.nanoTime() + yieldNanos);
       }

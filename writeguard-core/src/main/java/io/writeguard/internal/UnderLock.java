@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * as suppressed.
  *
  * <p>An interrupt the work left pending (an interrupt it deferred until it was done, say) is
- * set aside for the release and restored after it: a driver refuses to send the release of an
- * interrupted thread, and the lease would stay taken until it runs out.
+ * set aside for the release and restored after it ({@link Uninterrupted}): a driver refuses to
+ * send the release of an interrupted thread, and the lease would stay taken until it runs out.
  */
 public final class UnderLock {
   private static final Logger log = LoggerFactory.getLogger(UnderLock.class);
@@ -47,16 +47,11 @@ public final class UnderLock {
 
   /** Closes {@code lock} with the interrupt flag set aside; what it threw, or null. */
   private static RuntimeException release(LockHandle lock) {
-    boolean interrupted = Thread.interrupted();
     try {
-      lock.close();
+      Uninterrupted.run(lock::close);
       return null;
     } catch (RuntimeException e) {
       return e;
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 }

@@ -12,6 +12,7 @@ import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.Uninterrupted;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.Objects;
@@ -223,10 +224,15 @@ public final class TransactionRunner {
         attempt, elapsed, e);
   }
 
+  /**
+   * Aborts, with the interrupt set aside ({@link Uninterrupted}): a body that failed because it
+   * was cancelled would otherwise leave its transaction, and the documents it wrote, held on the
+   * server until the transaction's lifetime limit ends it.
+   */
   private static void abortQuietly(TxSession session) {
     try {
       if (session.hasActiveTransaction()) {
-        session.abortTransaction();
+        Uninterrupted.run(session::abortTransaction);
       }
     } catch (RuntimeException e) {
       // The server aborts an unfinished transaction on its own; the original error matters more.

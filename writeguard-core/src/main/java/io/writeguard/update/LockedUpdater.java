@@ -134,6 +134,22 @@ public final class LockedUpdater {
   }
 
   /**
+   * A builder for updates, under {@code locks}, of the documents {@code updater} writes, with
+   * its version policy, retry policy, listener, strategy name, clock, sleeper and jitter; the
+   * rest (lock wait, prefix, fencing, group commit) as {@link #builder(MongoCollection,
+   * LockService)}. With {@link Builder#fencing} off, the version filter is the fence, as it is
+   * for {@code updater}'s own writes: the two can update the same documents at the same time
+   * and neither erases the other ({@link io.writeguard.adaptive.AdaptiveUpdater}'s locked
+   * route is built this way).
+   *
+   * @throws IllegalStateException if {@code updater} does not write to a MongoDB collection
+   */
+  public static Builder builder(VersionedUpdater updater, LockService locks) {
+    Objects.requireNonNull(updater, "updater");
+    return updater.lockedBuilder(Objects.requireNonNull(locks, "locks"));
+  }
+
+  /**
    * Updates document {@code id} under its lock and returns the document as written.
    *
    * @throws LockTimeoutException if the lock was not had in time (nothing written)
@@ -155,8 +171,8 @@ public final class LockedUpdater {
     return combiner != null;
   }
 
-  /** Updates of {@code id} queued for the next lock hold (for tests). */
-  int waiting(Object id) {
+  /** Updates of {@code id} queued in this process for the next lock hold (monitoring, tests). */
+  public int waiting(Object id) {
     return combiner == null ? 0 : combiner.waiting(DocumentKey.of(id, store.codecRegistry()));
   }
 

@@ -75,6 +75,11 @@ final class MongoStore implements Store {
     return read;
   }
 
+  /** The collection this store reads and writes. */
+  MongoCollection<Document> collection() {
+    return collection;
+  }
+
   @Override
   public String collectionName() {
     return collection.getNamespace().getCollectionName();

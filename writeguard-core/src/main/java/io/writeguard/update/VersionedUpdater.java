@@ -8,6 +8,7 @@ import io.writeguard.combine.CombineTimeoutException;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
 import io.writeguard.internal.DocumentKey;
+import io.writeguard.lock.LockService;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.path.AtomicUpdates;
@@ -69,6 +70,13 @@ public final class VersionedUpdater {
   private final WriteGuardListener listener;
   private final String collection;
   private final CodecRegistry codecs;
+  // What a LockedUpdater over the same documents is built with (lockedBuilder).
+  private final Store store;
+  private final WriteGuardListener rawListener;
+  private final String strategyName;
+  private final Ticker ticker;
+  private final Sleeper sleeper;
+  private final RandomGenerator random; // null: each thread's ThreadLocalRandom
 
   private VersionedUpdater(Builder b) {
     this.versionPolicy = b.versionPolicy;
@@ -76,6 +84,12 @@ public final class VersionedUpdater {
     this.listener = WriteGuardListener.safe(b.listener);
     this.collection = b.store.collectionName();
     this.codecs = b.store.codecRegistry();
+    this.store = b.store;
+    this.rawListener = b.listener;
+    this.strategyName = b.strategyName;
+    this.ticker = b.ticker;
+    this.sleeper = b.sleeper;
+    this.random = b.random;
     this.loop = new UpdateLoop(b.store, b.versionPolicy, b.retryPolicy, b.listener,
         b.strategyName, b.ticker, b.sleeper, b.random);
     this.batches = new BatchUpdate(loop, b.store, b.versionPolicy, b.retryPolicy, b.listener,
@@ -192,6 +206,26 @@ public final class VersionedUpdater {
     Objects.requireNonNull(batch, "batch");
     Object id = batch.key() instanceof DocumentKey key ? key.id() : batch.key();
     batches.run(id, BatchUpdate.of(batch, returnDocuments));
+  }
+
+  /**
+   * A {@link LockedUpdater} builder for the same documents with this updater's version policy,
+   * retry policy, listener, strategy name, clock, sleeper and jitter, and the version filter on.
+   */
+  LockedUpdater.Builder lockedBuilder(LockService locks) {
+    if (!(store instanceof MongoStore mongo)) {
+      throw new IllegalStateException("a LockedUpdater needs a MongoDB collection; this"
+          + " updater writes to " + store.getClass().getSimpleName());
+    }
+    LockedUpdater.Builder b = LockedUpdater.builder(mongo.collection(), locks)
+        .versionPolicy(versionPolicy)
+        .retryPolicy(retryPolicy)
+        .listener(rawListener)
+        .strategyName(strategyName)
+        .ticker(ticker)
+        .sleeper(sleeper)
+        .versionFilter(true);
+    return random == null ? b : b.random(random);
   }
 
   /** Updates of {@code id} queued for the next batch (for tests). */

@@ -1,5 +1,6 @@
 package io.writeguard.tx;
 
+import com.mongodb.MongoInterruptedException;
 import com.mongodb.TransactionOptions;
 import com.mongodb.client.ClientSession;
 import java.util.ArrayDeque;
@@ -10,7 +11,8 @@ import java.util.Optional;
 
 /**
  * A test double for the runner's sessions: commits fail with the exceptions queued in
- * {@link #commitFailures}, and every call is recorded in {@link #log}.
+ * {@link #commitFailures}, an abort from an interrupted thread is refused as the driver refuses
+ * it, and every call is recorded in {@link #log}.
  */
 final class ScriptedSessions implements SessionSource {
   final Deque<RuntimeException> commitFailures = new ArrayDeque<>();
@@ -69,6 +71,10 @@ final class ScriptedSessions implements SessionSource {
 
       @Override
       public void abortTransaction() {
+        if (Thread.currentThread().isInterrupted()) { // as the driver: no call leaves the thread
+          log.add("abort refused");
+          throw new MongoInterruptedException("Interrupted waiting for lock", null);
+        }
         log.add("abort");
         active = false;
       }

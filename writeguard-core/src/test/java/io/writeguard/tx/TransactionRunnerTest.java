@@ -123,6 +123,22 @@ class TransactionRunnerTest {
     assertThat(sessions.log).containsExactly("start", "abort", "close");
   }
 
+  /** Regression (issue 17): a refused abort left the transaction open on the server. */
+  @Test
+  void aBodyThatFailsInterruptedIsStillAbortedAndTheFlagKept() {
+    IllegalStateException cancelled = new IllegalStateException("cancelled");
+    try {
+      assertThatThrownBy(() -> runner().build().run(s -> {
+        Thread.currentThread().interrupt();
+        throw cancelled;
+      })).isSameAs(cancelled);
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(sessions.log).containsExactly("start", "abort", "close");
+  }
+
   @Test
   void givesUpAtTheDeadlineWithoutSleepingPastIt() {
     TransactionRunner r = runner().deadline(Duration.ofMillis(200)).build();

@@ -18,6 +18,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.data.mongodb.core.MongoTemplate;
 
 /**
@@ -37,6 +38,9 @@ import org.springframework.data.mongodb.core.MongoTemplate;
 @EnableConfigurationProperties(WriteGuardProperties.class)
 @Import(LeaseLockedProxying.class)
 public class WriteGuardAutoConfiguration {
+  /** The order of the {@code @LeaseLocked} advisor (see docs/spring-boot.md). */
+  static final String ADVISOR_ORDER = "writeguard.lock.advisor-order";
+
 
   /** Bean name of the MongoDB lease lock service. */
   public static final String MONGO_LOCK_SERVICE = "writeGuardMongoLockService";
@@ -106,8 +110,12 @@ public class WriteGuardAutoConfiguration {
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
   static LeaseLockedAdvisor writeGuardLeaseLockedAdvisor(ListableBeanFactory beanFactory,
       ObjectProvider<WriteGuardProperties> properties,
-      ObjectProvider<WriteGuardExceptionTranslator> translators) {
-    return new LeaseLockedAdvisor(new LeaseLockedInterceptor(beanFactory, properties, translators));
+      ObjectProvider<WriteGuardExceptionTranslator> translators, Environment environment) {
+    // Read from the environment: the properties bean is not to be made this early.
+    Integer order = environment.getProperty(ADVISOR_ORDER, Integer.class,
+        LeaseLockedAdvisor.DEFAULT_ORDER);
+    return new LeaseLockedAdvisor(
+        new LeaseLockedInterceptor(beanFactory, properties, translators), order);
   }
 
   /** Every listener bean, each call isolated from the others' failures. */

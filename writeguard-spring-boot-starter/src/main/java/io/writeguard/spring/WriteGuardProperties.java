@@ -232,6 +232,12 @@ public class WriteGuardProperties implements InitializingBean {
     private String defaultService = "mongo";
     /** How long a @LeaseLocked method waits for its lock when the annotation does not say. */
     private Duration defaultWait = Duration.ofSeconds(10);
+    /**
+     * Order of the @LeaseLocked advisor; must be lower than the transaction advisor's
+     * (@EnableTransactionManagement's order, lowest precedence by default), so that the lock
+     * is taken before a transaction begins and released after it commits.
+     */
+    private int advisorOrder = LeaseLockedAdvisor.DEFAULT_ORDER;
 
     public String getDefaultService() {
       return defaultService;
@@ -247,6 +253,15 @@ public class WriteGuardProperties implements InitializingBean {
 
     public void setDefaultWait(Duration defaultWait) {
       this.defaultWait = Checks.positive("writeguard.lock.default-wait", defaultWait);
+    }
+
+    public int getAdvisorOrder() {
+      return advisorOrder;
+    }
+
+    /** Read when the advisor is made, from the environment; here for the metadata. */
+    public void setAdvisorOrder(int advisorOrder) {
+      this.advisorOrder = advisorOrder;
     }
   }
 
