@@ -4,12 +4,18 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.Cursor;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.QueryParameters;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
+import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A memory collection that never lets a stored document leave its lock.
@@ -41,9 +47,19 @@ import java.util.List;
  * back to storage) copies the result into the stored document. Plain {@code update} commands
  * work on the stored documents directly, so for them the hook has nothing to do.
  *
+ * <p>Second patch, for speed: {@link #queryDocuments} answers every filter that pins {@code _id}
+ * to one value through the {@code _id} index (see there). The stock collection does that only
+ * for a filter that is exactly {@code {_id: value}}, so a versioned write such as {@code
+ * updateOne({_id, version})} examined every document of the collection.
+ *
  * <p>Thread-safe: every public method is {@code synchronized} on this collection.
  */
 final class SnapshotMemoryCollection extends MemoryCollection {
+  /** Returned by {@link #plainEquality} when a condition does not pin one value. */
+  private static final Object NO_VALUE = new Object();
+
+  /** Documents handed to the query matcher so far; tests read it to prove a query used no scan. */
+  private final LongAdder documentsExamined = new LongAdder();
 
   SnapshotMemoryCollection(
       MongoDatabase database,
@@ -78,6 +94,110 @@ final class SnapshotMemoryCollection extends MemoryCollection {
   @Override
   public synchronized Document handleDistinct(Document query) {
     return super.handleDistinct(query).cloneDeeply();
+  }
+
+  /**
+   * Looks the candidate up in the {@code _id} index when the filter's top level, or an element of
+   * a top-level {@code $and}, requires {@code _id} to equal one plain value ({@code {_id: v}} or
+   * {@code {_id: {$eq: v}}}, where {@code v} is neither null, an array nor a regular expression),
+   * and then matches the whole filter against that one document. Every document the filter
+   * matches has that {@code _id}, and the index finds a stored {@code _id} equal to it the way
+   * the stock {@code {_id: v}} lookup does (numbers compared by value, so 7, 7L and 7.0 are one
+   * key), so the result is the one the full scan gives. Any other filter takes the stock path
+   * (which uses an index only for filters that are exactly the index's keys).
+   *
+   * <p>Called from the superclasses' {@code synchronized} methods, so the monitor is held.
+   */
+  @Override
+  protected QueryResult queryDocuments(
+      Document query,
+      Document orderBy,
+      int numberToSkip,
+      int limit,
+      int batchSize,
+      Document fieldSelector) {
+    Object id = idEquality(query);
+    if (id != NO_VALUE) {
+      Document idQuery = new Document(getIdField(), id);
+      for (Index<Integer> index : getIndexes()) {
+        if (isIdIndex(index) && index.canHandle(idQuery)) {
+          return matchDocuments(
+              query,
+              index.getPositions(idQuery),
+              orderBy,
+              numberToSkip,
+              limit,
+              batchSize,
+              fieldSelector);
+        }
+      }
+    }
+    return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+  }
+
+  @Override
+  protected boolean documentMatchesQuery(Document document, Document query) {
+    documentsExamined.increment();
+    return super.documentMatchesQuery(document, query);
+  }
+
+  /** How many documents queries on this collection have examined (matched against a filter). */
+  long documentsExamined() {
+    return documentsExamined.sum();
+  }
+
+  /** The value the filter's top level or a top-level {@code $and} element pins {@code _id} to. */
+  private Object idEquality(Document query) {
+    String idField = getIdField();
+    if (query.containsKey(idField)) {
+      Object id = plainEquality(query.get(idField));
+      if (id != NO_VALUE) {
+        return id;
+      }
+    }
+    if (query.get("$and") instanceof List<?> conjuncts) {
+      for (Object conjunct : conjuncts) {
+        if (conjunct instanceof Document element && element.containsKey(idField)) {
+          Object id = plainEquality(element.get(idField));
+          if (id != NO_VALUE) {
+            return id;
+          }
+        }
+      }
+    }
+    return NO_VALUE;
+  }
+
+  /**
+   * {@code v} for a condition {@code v} or {@code {$eq: v}} where {@code v} is a plain value (not
+   * null or missing, an array, a regular expression or a document with operator keys); otherwise
+   * {@link #NO_VALUE}.
+   */
+  private static Object plainEquality(Object condition) {
+    Object value = condition;
+    if (condition instanceof Document document
+        && document.size() == 1
+        && document.containsKey("$eq")) {
+      value = document.get("$eq");
+    }
+    if (Missing.isNullOrMissing(value)
+        || value instanceof Collection
+        || BsonRegularExpression.isRegularExpression(value)) {
+      return NO_VALUE;
+    }
+    if (value instanceof Document document) {
+      for (String key : document.keySet()) {
+        if (key.startsWith("$")) {
+          return NO_VALUE;
+        }
+      }
+    }
+    return value;
+  }
+
+  private boolean isIdIndex(Index<Integer> index) {
+    List<IndexKey> keys = index.getKeys();
+    return index.isUnique() && keys.size() == 1 && keys.get(0).getKey().equals(getIdField());
   }
 
   @Override
