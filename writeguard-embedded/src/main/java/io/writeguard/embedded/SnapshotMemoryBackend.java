@@ -43,10 +43,19 @@ final class SnapshotMemoryBackend extends MemoryBackend {
   @Override
   public Document handleCommand(
       Channel channel, String databaseName, String command, Document query) {
-    if (!HELLO.equals(command)) {
+    if (!answerHello(command)) {
       return super.handleCommand(channel, databaseName, command, query);
     }
-    Document isMaster = super.handleCommand(channel, databaseName, LEGACY_PRIMARY_FIELD, query);
+    return hello(super.handleCommand(channel, databaseName, LEGACY_PRIMARY_FIELD, query));
+  }
+
+  /** Whether {@code command} is {@code hello}, which the backend answers with {@link #hello}. */
+  static boolean answerHello(String command) {
+    return HELLO.equals(command);
+  }
+
+  /** The {@code hello} reply made of the server's {@code isMaster} reply. */
+  static Document hello(Document isMaster) {
     Document hello = new Document("isWritablePrimary", isMaster.get(LEGACY_PRIMARY_FIELD));
     isMaster.forEach(
         (field, value) -> {

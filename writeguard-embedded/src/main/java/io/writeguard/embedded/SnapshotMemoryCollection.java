@@ -4,16 +4,11 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.Cursor;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
-import de.bwaldvogel.mongo.backend.Index;
-import de.bwaldvogel.mongo.backend.IndexKey;
-import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.QueryParameters;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
-import de.bwaldvogel.mongo.bson.BsonRegularExpression;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -55,9 +50,6 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread-safe: every public method is {@code synchronized} on this collection.
  */
 final class SnapshotMemoryCollection extends MemoryCollection {
-  /** Returned by {@link #plainEquality} when a condition does not pin one value. */
-  private static final Object NO_VALUE = new Object();
-
   /** Documents handed to the query matcher so far; tests read it to prove a query used no scan. */
   private final LongAdder documentsExamined = new LongAdder();
 
@@ -116,21 +108,10 @@ final class SnapshotMemoryCollection extends MemoryCollection {
       int limit,
       int batchSize,
       Document fieldSelector) {
-    Object id = idEquality(query);
-    if (id != NO_VALUE) {
-      Document idQuery = new Document(getIdField(), id);
-      for (Index<Integer> index : getIndexes()) {
-        if (isIdIndex(index) && index.canHandle(idQuery)) {
-          return matchDocuments(
-              query,
-              index.getPositions(idQuery),
-              orderBy,
-              numberToSkip,
-              limit,
-              batchSize,
-              fieldSelector);
-        }
-      }
+    Iterable<Integer> candidates = IdLookup.candidates(query, getIdField(), getIndexes());
+    if (candidates != null) {
+      return matchDocuments(
+          query, candidates, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
     return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
   }
@@ -144,60 +125,6 @@ final class SnapshotMemoryCollection extends MemoryCollection {
   /** How many documents queries on this collection have examined (matched against a filter). */
   long documentsExamined() {
     return documentsExamined.sum();
-  }
-
-  /** The value the filter's top level or a top-level {@code $and} element pins {@code _id} to. */
-  private Object idEquality(Document query) {
-    String idField = getIdField();
-    if (query.containsKey(idField)) {
-      Object id = plainEquality(query.get(idField));
-      if (id != NO_VALUE) {
-        return id;
-      }
-    }
-    if (query.get("$and") instanceof List<?> conjuncts) {
-      for (Object conjunct : conjuncts) {
-        if (conjunct instanceof Document element && element.containsKey(idField)) {
-          Object id = plainEquality(element.get(idField));
-          if (id != NO_VALUE) {
-            return id;
-          }
-        }
-      }
-    }
-    return NO_VALUE;
-  }
-
-  /**
-   * {@code v} for a condition {@code v} or {@code {$eq: v}} where {@code v} is a plain value (not
-   * null or missing, an array, a regular expression or a document with operator keys); otherwise
-   * {@link #NO_VALUE}.
-   */
-  private static Object plainEquality(Object condition) {
-    Object value = condition;
-    if (condition instanceof Document document
-        && document.size() == 1
-        && document.containsKey("$eq")) {
-      value = document.get("$eq");
-    }
-    if (Missing.isNullOrMissing(value)
-        || value instanceof Collection
-        || BsonRegularExpression.isRegularExpression(value)) {
-      return NO_VALUE;
-    }
-    if (value instanceof Document document) {
-      for (String key : document.keySet()) {
-        if (key.startsWith("$")) {
-          return NO_VALUE;
-        }
-      }
-    }
-    return value;
-  }
-
-  private boolean isIdIndex(Index<Integer> index) {
-    List<IndexKey> keys = index.getKeys();
-    return index.isUnique() && keys.size() == 1 && keys.get(0).getKey().equals(getIdField());
   }
 
   @Override
