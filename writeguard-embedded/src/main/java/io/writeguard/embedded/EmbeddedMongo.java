@@ -1,7 +1,11 @@
 package io.writeguard.embedded;
 
+import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * An in-JVM MongoDB wire-protocol server (mongo-java-server, in-memory) on 127.0.0.1.
@@ -14,7 +18,12 @@ import java.net.InetSocketAddress;
  * It reports MongoDB 5.0 with wire version 13 ({@link ReportedVersion}), so current mongosh and
  * pymongo connect, and no session support, so drivers never start a transaction on it.
  *
- * <p>Thread-safe; {@link #close()} stops the server and drops its data.
+ * <p>{@link #start(int, Path)} keeps the data in a directory instead (mongo-java-server's H2
+ * backend, {@link SnapshotH2Backend}), with the same snapshot reads; every acknowledged write is
+ * committed to the file before the reply, so it survives the process being killed.
+ *
+ * <p>Thread-safe; {@link #close()} stops the server and drops its data (in memory) or closes the
+ * file (with a data directory).
  */
 public final class EmbeddedMongo implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
@@ -40,10 +49,63 @@ public final class EmbeddedMongo implements AutoCloseable {
    *     names the address and the cause
    */
   public static EmbeddedMongo start(int port) {
+    checkPort(port);
+    return bind(new SnapshotMemoryBackend(), port);
+  }
+
+  /** The file the data lives in, inside the data directory given to {@link #start(int, Path)}. */
+  public static final String DATA_FILE = "writeguard-mongo.mv.db";
+
+  /**
+   * Starts a server on {@code port} (0 for a free one) whose data lives in {@code dataDirectory}
+   * (created if missing, with its parents), in the file {@value #DATA_FILE}. A directory
+   * written by an earlier server opens with its data; one directory serves one server at a time.
+   *
+   * @throws IllegalArgumentException if {@code port} is not within 0..65535, or {@code
+   *     dataDirectory} is not a directory, cannot be created, cannot be written or is in use by
+   *     another server; the message names the path
+   * @throws IllegalStateException if the port cannot be bound
+   */
+  public static EmbeddedMongo start(int port, Path dataDirectory) {
+    checkPort(port);
+    Path file = dataFile(dataDirectory);
+    SnapshotH2Backend backend;
+    try {
+      backend = new SnapshotH2Backend(file.toString());
+    } catch (RuntimeException e) { // MVStoreException: locked by another process, corrupt, ...
+      throw new IllegalArgumentException(
+          "cannot open the data directory " + dataDirectory + ": " + describe(e), e);
+    }
+    return bind(backend, port);
+  }
+
+  private static Path dataFile(Path dataDirectory) {
+    if (Files.exists(dataDirectory) && !Files.isDirectory(dataDirectory)) {
+      throw new IllegalArgumentException(
+          "the data directory " + dataDirectory + " is not a directory");
+    }
+    try {
+      Files.createDirectories(dataDirectory);
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException(
+          "cannot create the data directory " + dataDirectory + ": " + describe(e), e);
+    }
+    Path file = dataDirectory.resolve(DATA_FILE);
+    if (!Files.isWritable(dataDirectory) || (Files.exists(file) && !Files.isWritable(file))) {
+      throw new IllegalArgumentException(
+          "the data directory " + dataDirectory + " is not writable");
+    }
+    return file;
+  }
+
+  private static void checkPort(int port) {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
     }
-    MongoServer server = new MongoServer(new SnapshotMemoryBackend().version(ReportedVersion.MONGO_5_0));
+  }
+
+  private static EmbeddedMongo bind(MongoBackend backend, int port) {
+    MongoServer server = new MongoServer(backend.version(ReportedVersion.MONGO_5_0));
     try {
       server.bind(HOST, port);
     } catch (Exception e) { // netty rethrows the checked BindException undeclared

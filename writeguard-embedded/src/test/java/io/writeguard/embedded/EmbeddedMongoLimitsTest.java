@@ -73,15 +73,6 @@ class EmbeddedMongoLimitsTest {
   }
 
   @Test
-  void theHelloCommandIsUnknownSoClientsMustHandshakeWithIsMaster() {
-    // Clients use the legacy isMaster handshake unless the reply says helloOk (it does not) or
-    // a stable API version is declared; a client that declares one cannot connect.
-    assertThatThrownBy(() -> db.runCommand(new Document("hello", 1)))
-        .isInstanceOfSatisfying(
-            MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(59));
-  }
-
-  @Test
   void sessionsAndThereforeTransactionsAreRefusedByTheDriver() {
     assertThatThrownBy(
             () -> {

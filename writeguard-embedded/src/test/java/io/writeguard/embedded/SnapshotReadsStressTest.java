@@ -7,7 +7,9 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.writeguard.embedded.TornReadLoad.Limits;
 import io.writeguard.embedded.TornReadLoad.ReadKind;
 import io.writeguard.embedded.TornReadLoad.Result;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +48,24 @@ class SnapshotReadsStressTest {
       assertThat(result.reads.get(kind)).as("%s reads", kind).isGreaterThanOrEqualTo(1_000);
     }
     assertThat(result.totalTorn()).as("torn reads: %s", result).isZero();
+    assertThat(result.sumA).as("sum(a) == acknowledged writes").isEqualTo(result.writes);
+    assertThat(result.sumB).as("sum(b) == acknowledged writes").isEqualTo(result.writes);
+    assertThat(result.sumC)
+        .as("sum(c) == acknowledged findOneAndUpdates")
+        .isEqualTo(result.findOneAndUpdates);
+  }
+
+  @Test
+  void durableServerNeverReturnsAHalfAppliedUpdate(@TempDir Path dataDirectory) throws Exception {
+    Result result;
+    try (EmbeddedMongo mongo = EmbeddedMongo.start(0, dataDirectory)) {
+      result = TornReadLoad.run(mongo.uri(), FULL_RUN);
+    }
+    log.info("durable (H2) server: {}", result);
+    assertThat(result.totalTorn()).as("torn reads: %s", result).isZero();
+    for (ReadKind kind : ReadKind.values()) {
+      assertThat(result.reads.get(kind)).as("%s reads", kind).isGreaterThanOrEqualTo(1_000);
+    }
     assertThat(result.sumA).as("sum(a) == acknowledged writes").isEqualTo(result.writes);
     assertThat(result.sumB).as("sum(b) == acknowledged writes").isEqualTo(result.writes);
     assertThat(result.sumC)
