@@ -8,8 +8,11 @@ import com.mongodb.client.MongoCollection;
 import io.writeguard.WriteGuardException;
 import io.writeguard.testing.ApplyThenFail;
 import io.writeguard.testing.TestMongo;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Date;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -89,5 +92,50 @@ class IdempotencyStoreReview17Test {
         .isNotEqualTo("pending");
     assertThat(thrown).as("typed: the action ran but its outcome was not recorded")
         .isInstanceOf(OutcomeNotRecordedException.class);
+  }
+
+  /**
+   * A collection whose first read is preceded by {@code beforeRead} (another caller's step
+   * landing between our claim and our read); collections derived from it share the hook.
+   */
+  @SuppressWarnings("unchecked")
+  private static <T> MongoCollection<T> beforeFirstRead(MongoCollection<T> real,
+      AtomicBoolean done, Runnable beforeRead) {
+    return (MongoCollection<T>) Proxy.newProxyInstance(MongoCollection.class.getClassLoader(),
+        new Class<?>[] {MongoCollection.class}, (proxy, method, args) -> {
+          if (method.getName().equals("find") && done.compareAndSet(false, true)) {
+            beforeRead.run();
+          }
+          Object result;
+          try {
+            result = method.invoke(real, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+          return result instanceof MongoCollection<?> derived
+              ? beforeFirstRead(derived, done, beforeRead) : result;
+        });
+  }
+
+  /**
+   * Caller A holds a live claim; caller B's claim fails with duplicate key; before B reads the
+   * record, A's action fails and A deletes its claim ("a failed action gives its claim up so a
+   * retry runs at once"). B reads nothing: the code's own comment says "claim again at once",
+   * and the javadoc "Gone (released): claim again". With waitTimeout 0 (or a deadline already
+   * reached) B instead throws IdempotencyInProgressException naming owner "(released)",
+   * although nobody holds the key.
+   */
+  @Test
+  void aClaimReleasedBetweenOurClaimAndOurReadIsClaimedAgainNotReportedInProgress() {
+    collection.insertOne(new Document("_id", "mail:13").append("state", "pending")
+        .append("owner", "caller-a").append("claimedAt", new Date())
+        .append("leaseMillis", 30_000L).append("takeovers", 0));
+    MongoCollection<Document> racing = beforeFirstRead(collection, new AtomicBoolean(),
+        () -> collection.deleteOne(eq("_id", "mail:13"))); // A's action failed: released
+    IdempotencyStore store = IdempotencyStore.builder(racing)
+        .waitTimeout(Duration.ZERO).build();
+    Throwable thrown = catchThrowable(() -> assertThat(store.once("mail:13", String.class,
+        () -> "sent " + runs.incrementAndGet())).isEqualTo(new OnceResult<>("sent 1", true)));
+    assertThat(thrown).as("nobody holds the key; B claims it again at once").isNull();
   }
 }
