@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import org.bson.BSONException;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonDocumentWriter;
@@ -164,9 +165,11 @@ public final class IdempotencyStore {
       }
       checks++;
       BsonDocument record = raw.find(eq("_id", key)).first();
-      // null: the claim was released between our claim and our read, so claim again at once.
-      String owner = record == null ? "(released)" : record.getString("owner").getValue();
-      if (record != null) {
+      if (record == null) {
+        continue; // released between our claim and our read: nobody holds it, claim again
+      }
+      String owner = record.getString("owner").getValue();
+      {
         if (DONE.equals(record.getString("state").getValue())) {
           if (record.containsKey(UNRECORDED)) {
             throw new OutcomeNotRecordedException(key, "an earlier call ran the action, but its"
@@ -176,7 +179,7 @@ public final class IdempotencyStore {
           }
           return new OnceResult<>(decode(key, codec, record.get("outcome")), false);
         }
-        if (tryTakeOver(key, owner, token)) {
+        if (takeOver(key, owner, token)) {
           log.info("idempotency key '{}': took over claim {} after its lease ran out", key,
               owner);
           return run(key, token, action);
@@ -187,9 +190,7 @@ public final class IdempotencyStore {
       if (left <= 0) {
         throw new IdempotencyInProgressException(key, Duration.ofNanos(waited), owner, checks);
       }
-      if (record != null) {
-        sleep(Duration.ofNanos(Math.min(left, poll(checks).toNanos())), key);
-      }
+      sleep(Duration.ofNanos(Math.min(left, poll(checks).toNanos())), key);
     }
   }
 
@@ -254,6 +255,33 @@ public final class IdempotencyStore {
     }
   }
 
+  /**
+   * Takes an expired claim over: true if it is ours now. A takeover whose reply was lost (it
+   * may have been applied) is settled by reading the record: ours if it carries our token. If
+   * even that cannot be read, a takeover that was applied is deleted with the interrupt set
+   * aside (as an abandoned claim is), so the key is not blocked by a claim nobody runs.
+   */
+  private boolean takeOver(String key, String expiredOwner, String token) {
+    try {
+      return tryTakeOver(key, expiredOwner, token);
+    } catch (RuntimeException e) {
+      if (!WriteOutcomes.isOutcomeUnknown(e) && !WriteOutcomes.certainlyNotApplied(e)) {
+        throw e;
+      }
+      log.warn("idempotency key '{}': taking the expired claim over failed; checking whether it"
+          + " was applied", key, e);
+      try {
+        BsonDocument now = raw.find(eq("_id", key)).first();
+        return now != null && token.equals(now.getString("owner").getValue())
+            && PENDING.equals(now.getString("state").getValue());
+      } catch (RuntimeException unread) {
+        e.addSuppressed(unread);
+        abandonClaim(key, token, e);
+        throw e;
+      }
+    }
+  }
+
   private boolean tryTakeOver(String key, String expiredOwner, String token) {
     return collection.updateOne(
         and(eq("_id", key), eq("state", PENDING), eq("owner", expiredOwner), LEASE_EXPIRED),
@@ -287,28 +315,41 @@ public final class IdempotencyStore {
     try {
       encoded = encode(value);
     } catch (RuntimeException unencodable) {
-      // The action ran; a claim left pending would let it run again once its lease ran out.
-      // So the key is marked done without an outcome, and this caller and every later one are
-      // told the action ran but its outcome was not recorded.
-      String why = "the outcome, a " + value.getClass().getName() + ", cannot be encoded with"
-          + " the collection's codecs: " + unencodable.getMessage();
-      try {
-        complete(key, token, Updates.combine(
-            Updates.set("state", DONE),
-            Updates.set(UNRECORDED, why),
-            Updates.currentDate("completedAt")), started);
-      } catch (OutcomeNotRecordedException storing) {
-        storing.addSuppressed(unencodable);
-        throw storing;
-      }
-      throw new OutcomeNotRecordedException(key, why + "; the key is marked done without an"
-          + " outcome, so the action does not run again until forget(key)", unencodable);
+      throw unrecorded(key, token, started, "the outcome, a " + value.getClass().getName()
+          + ", cannot be encoded with the collection's codecs: " + unencodable.getMessage(),
+          unencodable);
     }
-    complete(key, token, Updates.combine(
-        Updates.set("state", DONE),
-        Updates.set("outcome", encoded),
-        Updates.currentDate("completedAt")), started);
+    try {
+      complete(key, token, Updates.combine(
+          Updates.set("state", DONE),
+          Updates.set("outcome", encoded),
+          Updates.currentDate("completedAt")), started);
+    } catch (BSONException unsendable) {
+      // Refused by the driver before sending (the 16 MB limit): nothing was written.
+      throw unrecorded(key, token, started, "the outcome, a " + value.getClass().getName()
+          + ", cannot be stored: " + unsendable.getMessage(), unsendable);
+    }
     return new OnceResult<>(value, true);
+  }
+
+  /**
+   * The action ran but its outcome cannot be stored. A claim left pending would let it run
+   * again once its lease ran out, so the key is marked done without an outcome, and this caller
+   * and every later one are told the action ran but its outcome was not recorded.
+   */
+  private OutcomeNotRecordedException unrecorded(String key, String token, long started,
+      String why, RuntimeException cause) {
+    try {
+      complete(key, token, Updates.combine(
+          Updates.set("state", DONE),
+          Updates.set(UNRECORDED, why),
+          Updates.currentDate("completedAt")), started);
+    } catch (OutcomeNotRecordedException storing) {
+      storing.addSuppressed(cause);
+      return storing;
+    }
+    return new OutcomeNotRecordedException(key, why + "; the key is marked done without an"
+        + " outcome, so the action does not run again until forget(key)", cause);
   }
 
   /**

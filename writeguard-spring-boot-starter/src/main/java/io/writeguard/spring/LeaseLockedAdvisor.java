@@ -28,7 +28,8 @@ import org.springframework.core.Ordered;
  * {@code @EnableTransactionManagement} the lock was released before the commit.
  *
  * <p><b>Asynchronous methods are refused.</b> A method returning a {@code Future}, a
- * {@code CompletionStage} or a Reactive Streams {@code Publisher} ({@code Mono}, {@code Flux})
+ * {@code CompletionStage} or a Reactive Streams {@code Publisher} ({@code Mono}, {@code Flux},
+ * or the JDK's {@code Flow.Publisher})
  * returns before its work is done, so the lock would be released while the work still runs.
  * Such a method fails the application's start (when its bean is proxied) with an
  * {@link IllegalStateException} naming it.
@@ -40,7 +41,8 @@ final class LeaseLockedAdvisor extends AbstractPointcutAdvisor {
   static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
   private static final String[] ASYNC_TYPES = {"java.util.concurrent.Future",
-      "java.util.concurrent.CompletionStage", "org.reactivestreams.Publisher"};
+      "java.util.concurrent.CompletionStage", "org.reactivestreams.Publisher",
+      "java.util.concurrent.Flow$Publisher"};
 
   private final transient Pointcut pointcut = new SynchronousOnly(
       new AnnotationMatchingPointcut(null, LeaseLocked.class, true));
