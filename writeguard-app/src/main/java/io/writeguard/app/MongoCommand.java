@@ -13,9 +13,10 @@ import picocli.CommandLine.Spec;
 import sun.misc.Signal;
 
 /**
- * {@code writeguard mongo [--port N]}: runs the embedded MongoDB (in memory, snapshot reads) on
- * 127.0.0.1, prints its connection string as the only line on stdout, and serves until it gets
- * SIGTERM or SIGINT. Several processes (the lab, tests, a shell) can then share one database by
+ * {@code writeguard mongo [--port N] [--data DIR]}: runs the embedded MongoDB (snapshot reads;
+ * in memory, or kept in {@code DIR} so that it survives a kill and a restart) on 127.0.0.1,
+ * prints its connection string as the only line on stdout, and serves until it gets SIGTERM or
+ * SIGINT. Several processes (the lab, tests, a shell) can then share one database by
  * connecting to that URI.
  *
  * <p>Why it handles signals itself: a JVM ended by a signal runs its shutdown hooks and then
@@ -26,8 +27,8 @@ import sun.misc.Signal;
  * the exit status is the JVM's usual one). The handlers use {@code sun.misc.Signal} from the
  * {@code jdk.unsupported} module, which JEP 260 keeps open for exactly this; javac warns about it.
  *
- * <p>Exit status: 0 after a clean stop, 2 for a bad or unusable port (a {@link UsageException}:
- * one line on stderr naming the port). Not thread-safe: picocli makes one instance per
+ * <p>Exit status: 0 after a clean stop, 2 for a bad or unusable port or data directory (a
+ * {@link UsageException}: one line on stderr naming the port or the path). Not thread-safe: picocli makes one instance per
  * invocation.
  */
 @Command(
@@ -35,7 +36,8 @@ import sun.misc.Signal;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = {
-      "Runs an embedded MongoDB (in memory, snapshot reads) on 127.0.0.1 until stopped.",
+      "Runs an embedded MongoDB (snapshot reads; in memory, or in --data DIR) on 127.0.0.1"
+          + " until stopped.",
       "Prints its URI (mongodb://127.0.0.1:PORT) on stdout; SIGTERM or Ctrl-C stops it.",
       "Reports MongoDB 5.0 (wire version 13), so mongosh and pymongo connect; it has no"
           + " sessions, so no transactions."
@@ -49,6 +51,14 @@ public final class MongoCommand implements Callable<Integer> {
       description = "Port to listen on, 0 for a free one (default: ${DEFAULT-VALUE}).")
   private int port = 0;
 
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "Keep the data in DIR (created if missing): every acknowledged write is"
+          + " committed before its reply, so it survives a killed process and a restart on the"
+          + " same DIR. Default: in memory.")
+  private java.nio.file.Path data;
+
   @Override
   public Integer call() {
     if (port < 0 || port > 65535) {
@@ -56,8 +66,8 @@ public final class MongoCommand implements Callable<Integer> {
     }
     EmbeddedMongo mongo;
     try {
-      mongo = EmbeddedMongo.start(port);
-    } catch (IllegalStateException e) { // the message names the address and the cause
+      mongo = data == null ? EmbeddedMongo.start(port) : EmbeddedMongo.start(port, data);
+    } catch (IllegalStateException | IllegalArgumentException e) { // names the port or path
       throw new UsageException(e.getMessage(), e);
     }
     Thread hook = new Thread(mongo::close, "writeguard-mongo-shutdown");

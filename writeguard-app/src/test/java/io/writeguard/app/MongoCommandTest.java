@@ -59,6 +59,20 @@ class MongoCommandTest {
   }
 
   @Test
+  void aDataPathThatIsAFileIsAUsageErrorNamingThePath() throws IOException {
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("writeguard-data", ".txt");
+    try {
+      Run run = run("mongo", "--data", file.toString());
+      assertThat(run.status).isEqualTo(2);
+      assertThat(run.err).isEqualTo(
+          "writeguard: the data directory " + file + " is not a directory" + NL);
+      assertThat(run.out).isEmpty();
+    } finally {
+      java.nio.file.Files.deleteIfExists(file);
+    }
+  }
+
+  @Test
   void aPortThatIsNotANumberIsAUsageError() {
     Run run = run("mongo", "--port", "abc");
     assertThat(run.status).isEqualTo(2);
