@@ -40,6 +40,61 @@ class DocumentKeyTest {
     assertThat(key(a)).as("%s and %s", a, b).isNotEqualTo(key(b));
   }
 
+  /**
+   * The usual ids (String, ObjectId, Integer, Long) are keyed without encoding them; their keys
+   * must be exactly those of the same values encoded (given as BSON values, which take the
+   * encoding path), canonical text, hash and lock text alike.
+   */
+  @Test
+  void theUsualIdsKeyedDirectlyEqualTheSameValuesEncoded() {
+    java.util.Random random = new java.util.Random(20261204L);
+    for (int i = 0; i < 2_000; i++) {
+      long n = switch (i % 4) {
+        case 0 -> random.nextLong();
+        case 1 -> random.nextInt();
+        case 2 -> i - 1_000;
+        default -> i % 8 == 3 ? Long.MIN_VALUE : Long.MAX_VALUE;
+      };
+      same(n, new org.bson.BsonInt64(n));
+      same(n, new org.bson.BsonDecimal128(new Decimal128(java.math.BigDecimal.valueOf(n))));
+      if (n == (int) n) {
+        same((int) n, new org.bson.BsonInt32((int) n));
+      }
+      StringBuilder text = new StringBuilder();
+      for (int c = random.nextInt(6); c > 0; c--) {
+        text.appendCodePoint(random.nextBoolean() ? 'a' + random.nextInt(26)
+            : random.nextBoolean() ? '0' + random.nextInt(10) : 0x80 + random.nextInt(0x10000));
+      }
+      same(text.toString(), new org.bson.BsonString(text.toString()));
+      org.bson.types.ObjectId oid = new org.bson.types.ObjectId();
+      same(oid, new org.bson.BsonObjectId(oid));
+    }
+    different("7", 7L);
+    different("1:a", "1:a;");
+  }
+
+  @Test
+  void aStringIdEncodedByAnotherCodecIsKeyedAsThatCodecEncodesIt() {
+    org.bson.codecs.Codec<String> asSymbol = new org.bson.codecs.Codec<>() {
+      public void encode(org.bson.BsonWriter w, String v, org.bson.codecs.EncoderContext c) {
+        w.writeInt64(v.length());
+      }
+
+      public String decode(org.bson.BsonReader r, org.bson.codecs.DecoderContext c) {
+        throw new UnsupportedOperationException();
+      }
+
+      public Class<String> getEncoderClass() {
+        return String.class;
+      }
+    };
+    org.bson.codecs.configuration.CodecRegistry lengths =
+        org.bson.codecs.configuration.CodecRegistries.fromRegistries(
+            org.bson.codecs.configuration.CodecRegistries.fromCodecs(asSymbol),
+            MongoClientSettings.getDefaultCodecRegistry());
+    assertThat(DocumentKey.of("abc", lengths)).isEqualTo(DocumentKey.of(3L, lengths));
+  }
+
   @Test
   void numbersAreOneIdByTheirValueWhateverTheirType() {
     same(7, 7L);
