@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.bson.Document;
 import org.bson.types.Binary;
@@ -23,7 +24,9 @@ import org.bson.types.ObjectId;
  * {@link ReentrantLock} drains up to {@value #MAX_BATCH} queued changes, does one {@code find},
  * applies them in queue order to that one {@link Document} in memory, and does one
  * {@code replaceOne({_id, version: read}, doc with version read + n)}; then it acknowledges every
- * drained caller. On a version miss (another process wrote) it reads again and re-applies the
+ * drained caller. A caller that finds the lock taken parks until its change is done or it is
+ * woken to combine: whoever releases the lock wakes the oldest queued caller, so callers never
+ * line up on the lock only to find their change already written. On a version miss (another process wrote) it reads again and re-applies the
  * same drained changes, forever: no retry budget, no deadline, no backoff. The version filter
  * is that one compare-and-set and nothing more (no field check, no write-concern handling); any
  * driver error is handed as-is to every drained caller, with no typed errors and no telling an
@@ -37,6 +40,7 @@ final class FlatCombiningReference implements Contender {
   /** One caller's change and how it ended; written by the combiner before {@code done}. */
   private static final class Change {
     final long opId;
+    final Thread caller = Thread.currentThread();
     int attempts;
     RuntimeException failure;
     volatile boolean done;
@@ -73,13 +77,20 @@ final class FlatCombiningReference implements Contender {
     Change mine = new Change(opId);
     slot.queue.add(mine);
     while (!mine.done) {
-      slot.lock.lock();
+      if (!slot.lock.tryLock()) {
+        LockSupport.park(this); // until our change is done or we are the oldest waiting
+        continue;
+      }
       try {
         if (!mine.done) {
           combine(docId, slot.queue); // may not reach ours if more than MAX_BATCH are ahead
         }
       } finally {
         slot.lock.unlock();
+      }
+      Change oldest = slot.queue.peek();
+      if (oldest != null) {
+        LockSupport.unpark(oldest.caller); // the next combiner
       }
     }
     if (mine.failure != null) {
@@ -121,6 +132,7 @@ final class FlatCombiningReference implements Contender {
       c.attempts = attempts;
       c.failure = failure;
       c.done = true;
+      LockSupport.unpark(c.caller);
     }
   }
 }
