@@ -1,6 +1,7 @@
 package io.writeguard.bench;
 
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.in;
 
 import com.mongodb.client.MongoCollection;
 import java.io.PrintStream;
@@ -19,12 +20,28 @@ import org.bson.types.ObjectId;
  * each round so that no contender always runs first or last, each on a fresh document. After
  * each run the final document is read and every acknowledged operation checked in it. Clients
  * are spread over the {@link ClientGroup}s (one per process). Not thread-safe.
+ *
+ * <p>The workload's shape: one hot document shared by all clients, or one per client
+ * ({@code perClientDocuments}); each hot document padded with {@code padBytes}; and cold
+ * documents inserted before the warm-up so that the collection holds {@code collectionDocs}
+ * documents with the hot ones (removed again at the end).
  */
 final class Bench {
 
+  /** The most documents {@code --collection-docs} may ask for. */
+  static final int MAX_COLLECTION_DOCS = 10_000_000;
+
   /** What to run. */
   record Settings(List<String> contenders, int clients, int processes, int rounds,
-      Duration warmup, Duration duration) {
+      Duration warmup, Duration duration, boolean perClientDocuments, int collectionDocs,
+      int padBytes) {
+
+    /** One small hot document shared by all clients, alone in its collection. */
+    Settings(List<String> contenders, int clients, int processes, int rounds, Duration warmup,
+        Duration duration) {
+      this(contenders, clients, processes, rounds, warmup, duration, false, 1, 0);
+    }
+
     Settings {
       contenders = List.copyOf(contenders);
       if (contenders.isEmpty()) {
@@ -45,6 +62,19 @@ final class Bench {
         throw new IllegalArgumentException("warmup must be >= 0 and duration > 0, were "
             + warmup + " and " + duration);
       }
+      if (collectionDocs < 1 || collectionDocs > MAX_COLLECTION_DOCS) {
+        throw new IllegalArgumentException("collection documents must be between 1 and "
+            + MAX_COLLECTION_DOCS + ", was " + collectionDocs);
+      }
+      if (padBytes < 0 || padBytes > HotDocument.MAX_PAD) {
+        throw new IllegalArgumentException("pad must be between 0 and " + HotDocument.MAX_PAD
+            + " bytes, was " + padBytes);
+      }
+    }
+
+    /** Hot documents in a round. */
+    int hotDocuments() {
+      return perClientDocuments ? clients : 1;
     }
   }
 
@@ -69,6 +99,32 @@ final class Bench {
   }
 
   Result run() {
+    int fillers = Math.max(0, settings.collectionDocs() - settings.hotDocuments());
+    insertFillers(fillers);
+    try {
+      return runRounds();
+    } finally {
+      if (fillers > 0) {
+        hot.deleteMany(eq(HotDocument.FILLER, true));
+      }
+    }
+  }
+
+  private void insertFillers(int count) {
+    List<Document> batch = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      batch.add(HotDocument.filler());
+      if (batch.size() == 1000 || i == count - 1) {
+        hot.insertMany(batch);
+        batch.clear();
+      }
+    }
+    if (count > 0) {
+      progress.printf("inserted %d cold documents%n", count);
+    }
+  }
+
+  private Result runRounds() {
     List<String> names = settings.contenders();
     if (!settings.warmup().isZero()) {
       for (String name : names) {
@@ -94,18 +150,26 @@ final class Bench {
     return new Result(settings, summaries, all);
   }
 
-  /** One contender on a fresh document for {@code duration}, checked. */
+  /** One contender on fresh documents for {@code duration}, checked. */
   RoundResult once(String name, int round, Duration duration) {
-    ObjectId docId = new ObjectId();
-    hot.insertOne(HotDocument.fresh(docId));
+    List<ObjectId> docIds = new ArrayList<>();
+    for (int d = 0; d < settings.hotDocuments(); d++) {
+      ObjectId docId = new ObjectId();
+      hot.insertOne(HotDocument.fresh(docId, settings.padBytes()));
+      docIds.add(docId);
+    }
     List<CompletableFuture<RoundPart>> started = new ArrayList<>();
+    int first = 0;
     for (int p = 0; p < groups.size(); p++) {
-      started.add(groups.get(p).start(name, docId, share(p), duration));
+      List<ObjectId> docs = settings.perClientDocuments()
+          ? List.copyOf(docIds.subList(first, first + share(p))) : docIds;
+      started.add(groups.get(p).start(name, docs, share(p), duration));
+      first += share(p);
     }
     RoundPart total = new RoundPart();
     started.forEach(f -> total.merge(f.join()));
-    LossCheck check = LossCheck.of(hot, docId, total.acked);
-    hot.deleteOne(eq("_id", docId));
+    LossCheck check = LossCheck.of(hot, docIds, total.acked);
+    hot.deleteMany(in("_id", docIds));
     return RoundResult.of(name, round, total, check.lost(), check.writtenNotAcked());
   }
 

@@ -11,13 +11,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code java -jar writeguard-bench.jar}: WriteGuard and its peers on one hot document, same
@@ -28,6 +31,13 @@ import picocli.CommandLine.Option;
     description = "WriteGuard and its peers, side by side, on one hot document.")
 public final class BenchMain implements Callable<Integer> {
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m)");
+  private static final Pattern SIZE = Pattern.compile("(\\d{1,9})(B|KB|MB)?",
+      Pattern.CASE_INSENSITIVE);
+  static final String ONE = "one";
+  static final String PER_CLIENT = "per-client";
+
+  @Spec
+  CommandSpec spec;
 
   @Option(names = "--clients", defaultValue = "64", description = "concurrent clients (${DEFAULT-VALUE})")
   int clients;
@@ -45,11 +55,24 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--warmup", defaultValue = "2s", description = "warm-up per contender, not counted (${DEFAULT-VALUE})")
   String warmup;
 
-  @Option(names = "--contenders", split = ",", description = "contenders, default: all but naive. Known: "
+  @Option(names = "--contenders", split = ",", description = "contenders, default: all but naive and atomic-push. Known: "
       + "writeguard-versioned, spring-data-version, writeguard-redis-lock, redisson-rlock, "
-      + "writeguard-mongo-lock, shedlock-mongo, seed-document-locker, atomic-bit, atomic-push,"
-      + " naive")
+      + "writeguard-mongo-lock, shedlock-mongo, seed-document-locker, reference-flat-combining,"
+      + " atomic-inc, atomic-push, naive")
   List<String> contenders;
+
+  @Option(names = "--documents", defaultValue = ONE, description = "hot documents: 'one' shared"
+      + " by all clients, or 'per-client' (${DEFAULT-VALUE})")
+  String documents;
+
+  @Option(names = "--collection-docs", defaultValue = "1", description = "documents in the"
+      + " collection, the hot ones among them; cold ones are added to make up the number"
+      + " (${DEFAULT-VALUE})")
+  int collectionDocs;
+
+  @Option(names = "--pad", defaultValue = "0", description = "bytes added to each hot document"
+      + " as a binary field no one changes, e.g. 1KB, 64KB, 1MB (${DEFAULT-VALUE})")
+  String pad;
 
   @Option(names = "--mongo-uri", description = "MongoDB to use (default: an embedded one)")
   String mongoUri;
@@ -68,8 +91,15 @@ public final class BenchMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<String> names = contenders == null ? Contenders.DEFAULT : contenders;
-    Bench.Settings settings = new Bench.Settings(names, clients, processes, rounds,
-        parseDuration("--warmup", warmup), parseDuration("--duration", duration));
+    Bench.Settings settings;
+    try {
+      settings = new Bench.Settings(names, clients, processes, rounds,
+          parseDuration("--warmup", warmup), parseDuration("--duration", duration),
+          parseDocuments(documents), checkCollectionDocs(collectionDocs),
+          parseSize("--pad", pad));
+    } catch (CommandLine.ParameterException e) { // reported on this command's streams, exit 2
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
     EmbeddedMongo embeddedMongo = null;
     EmbeddedRedis embeddedRedis = null;
     String collection = "hot_" + System.currentTimeMillis();
@@ -94,8 +124,9 @@ public final class BenchMain implements Callable<Integer> {
           }
         }
         System.err.printf("writeguard-bench: %d clients in %d process(es), %d rounds of %s after"
-            + " a %s warm-up, MongoDB %s, Redis %s%n", clients, processes, rounds, duration,
-            warmup, embeddedMongo != null ? "embedded" : mongo,
+            + " a %s warm-up, documents %s, %d in the collection, pad %d bytes, MongoDB %s,"
+            + " Redis %s%n", clients, processes, rounds, duration, warmup, documents,
+            collectionDocs, settings.padBytes(), embeddedMongo != null ? "embedded" : mongo,
             redis == null ? "none" : embeddedRedis != null ? "embedded redis-server" : redis);
         Bench.Result result = new Bench(settings, backends.hot(), groups, System.err).run();
         groups.forEach(ClientGroup::close);
@@ -130,11 +161,49 @@ public final class BenchMain implements Callable<Integer> {
     database.getCollection(ShedLockRetried.COLLECTION).drop();
   }
 
+  /** {@code --documents}: true for one document per client. */
+  static boolean parseDocuments(String text) {
+    if (ONE.equals(text) || PER_CLIENT.equals(text)) {
+      return PER_CLIENT.equals(text);
+    }
+    throw usage("--documents must be '" + ONE + "' or '" + PER_CLIENT + "', was '" + text + "'");
+  }
+
+  static int checkCollectionDocs(int count) {
+    if (count < 1 || count > Bench.MAX_COLLECTION_DOCS) {
+      throw usage("--collection-docs must be between 1 and " + Bench.MAX_COLLECTION_DOCS
+          + ", was '" + count + "'");
+    }
+    return count;
+  }
+
+  /** A size like 0, 512B, 1KB, 64KB or 1MB (1 KB = 1024 bytes), at most 15MB. */
+  static int parseSize(String option, String text) {
+    Matcher m = SIZE.matcher(text.trim());
+    long bytes = -1;
+    if (m.matches()) {
+      String unit = m.group(2) == null ? "B" : m.group(2).toUpperCase(Locale.ROOT);
+      bytes = Long.parseLong(m.group(1)) * switch (unit) {
+        case "KB" -> 1024L;
+        case "MB" -> 1024L * 1024;
+        default -> 1L;
+      };
+    }
+    if (bytes < 0 || bytes > HotDocument.MAX_PAD) {
+      throw usage(option + " must be a size like 0, 1KB, 64KB or 1MB, at most 15MB, was '"
+          + text + "'");
+    }
+    return (int) bytes;
+  }
+
+  private static CommandLine.ParameterException usage(String message) {
+    return new CommandLine.ParameterException(new CommandLine(new BenchMain()), message);
+  }
+
   static Duration parseDuration(String option, String text) {
     Matcher m = DURATION.matcher(text.trim());
     if (!m.matches()) {
-      throw new CommandLine.ParameterException(new CommandLine(new BenchMain()),
-          option + " must be like 500ms, 2s or 1m, was '" + text + "'");
+      throw usage(option + " must be like 500ms, 2s or 1m, was '" + text + "'");
     }
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {

@@ -11,8 +11,9 @@ import java.util.Optional;
  * The bench's table (plain text, aligned) and its JSON. The last column says whether a
  * contender lost acknowledged updates. Each WriteGuard contender is compared
  * with its peer: {@code x peer} is its median throughput over the peer's, {@code p99 x peer}
- * its median p99 over the peer's (below 1 is better). {@code x atomic} is throughput over the
- * atomic ceiling's. Stateless.
+ * its median p99 over the peer's (below 1 is better). {@code x ref} is throughput over the
+ * flat-combining reference's, {@code x atomic} over the atomic ceiling's. {@code alloc B/call}
+ * and {@code cpu us/call} are what the client threads allocated and spent per call. Stateless.
  */
 final class BenchReport {
   private BenchReport() {}
@@ -20,16 +21,21 @@ final class BenchReport {
   static String table(Bench.Result result) {
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"contender", "acked", "lost", "exhausted", "errors", "retries",
-        "ops/s", "p50 ms", "p99 ms", "peer", "x peer", "p99 x peer", "x atomic", "verdict"});
+        "ops/s", "p50 ms", "p99 ms", "alloc B/call", "cpu us/call", "peer", "x peer",
+        "p99 x peer", "x ref", "x atomic", "verdict"});
     for (ContenderSummary s : result.summaries()) {
       Optional<ContenderSummary> peer = peer(result, s);
+      Optional<ContenderSummary> ref = find(result, FlatCombiningReference.NAME);
       Optional<ContenderSummary> atomic = find(result, AtomicInc.NAME);
       rows.add(new String[] {s.contender(), Long.toString(s.acked()), Long.toString(s.lost()),
           Long.toString(s.exhausted()), Long.toString(s.errors()), Long.toString(s.retries()),
           fmt("%.0f", s.throughputOpsS()), fmt("%.1f", s.p50Ms()), fmt("%.1f", s.p99Ms()),
+          s.allocBytesPerCall() < 0 ? "-" : fmt("%.0f", s.allocBytesPerCall()),
+          s.cpuUsPerCall() < 0 ? "-" : fmt("%.1f", s.cpuUsPerCall()),
           peer.map(ContenderSummary::contender).orElse("-"),
           peer.map(p -> ratio(s.throughputOpsS(), p.throughputOpsS())).orElse("-"),
           peer.map(p -> ratio(s.p99Ms(), p.p99Ms())).orElse("-"),
+          ref.map(r -> ratio(s.throughputOpsS(), r.throughputOpsS())).orElse("-"),
           atomic.map(a -> ratio(s.throughputOpsS(), a.throughputOpsS())).orElse("-"),
           verdict(s)});
     }
@@ -46,6 +52,9 @@ final class BenchReport {
     settings.put("rounds", s.rounds());
     settings.put("warmup_ms", s.warmup().toMillis());
     settings.put("duration_ms", s.duration().toMillis());
+    settings.put("documents", s.perClientDocuments() ? BenchMain.PER_CLIENT : BenchMain.ONE);
+    settings.put("collection_docs", s.collectionDocs());
+    settings.put("pad_bytes", s.padBytes());
     out.put("settings", settings);
     out.put("servers", servers);
     List<Map<String, Object>> rows = new ArrayList<>();
@@ -65,11 +74,15 @@ final class BenchReport {
       latency.put("max", c.maxMs());
       row.put("latency_ms", latency);
       row.put("throughput_by_round", c.throughputByRound());
+      row.put("alloc_bytes_per_call", round(c.allocBytesPerCall()));
+      row.put("cpu_us_per_call", round(c.cpuUsPerCall()));
       peer(result, c).ifPresent(p -> {
         row.put("peer", p.contender());
         row.put("throughput_vs_peer", round(c.throughputOpsS() / p.throughputOpsS()));
         row.put("p99_vs_peer", round(c.p99Ms() / p.p99Ms()));
       });
+      find(result, FlatCombiningReference.NAME).ifPresent(r ->
+          row.put("throughput_vs_reference", round(c.throughputOpsS() / r.throughputOpsS())));
       find(result, AtomicInc.NAME).ifPresent(a ->
           row.put("throughput_vs_atomic", round(c.throughputOpsS() / a.throughputOpsS())));
       row.put("verdict", verdict(c));

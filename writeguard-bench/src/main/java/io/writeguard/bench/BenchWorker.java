@@ -7,6 +7,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.bson.types.ObjectId;
 
@@ -37,7 +38,8 @@ public final class BenchWorker {
         Map<String, Object> request = json.readValue(line, new TypeReference<>() {});
         try {
           RoundPart part = group.start((String) request.get("contender"),
-              new ObjectId((String) request.get("doc")),
+              ((List<?>) request.get("docs")).stream()
+                  .map(d -> new ObjectId((String) d)).toList(),
               ((Number) request.get("clients")).intValue(),
               Duration.ofMillis(((Number) request.get("duration_ms")).longValue())).join();
           out.println(json.writeValueAsString(part.toJson()));

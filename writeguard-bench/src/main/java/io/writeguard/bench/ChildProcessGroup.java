@@ -59,11 +59,11 @@ final class ChildProcessGroup implements ClientGroup {
   }
 
   @Override
-  public CompletableFuture<RoundPart> start(String contender, ObjectId docId, int clients,
+  public CompletableFuture<RoundPart> start(String contender, List<ObjectId> docs, int clients,
       Duration duration) {
     try {
       requests.println(JSON.writeValueAsString(Map.of("contender", contender,
-          "doc", docId.toHexString(), "clients", clients, "duration_ms", duration.toMillis())));
+          "docs", docs.stream().map(ObjectId::toHexString).toList(), "clients", clients, "duration_ms", duration.toMillis())));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -1,6 +1,7 @@
 package io.writeguard.bench;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.bson.types.ObjectId;
 
@@ -11,8 +12,11 @@ import org.bson.types.ObjectId;
  */
 interface ClientGroup extends AutoCloseable {
 
-  /** Starts {@code clients} clients of {@code contender} on {@code docId} for {@code duration}. */
-  CompletableFuture<RoundPart> start(String contender, ObjectId docId, int clients,
+  /**
+   * Starts {@code clients} clients of {@code contender} for {@code duration}, client {@code c}
+   * on {@code docs.get(c % docs.size())}.
+   */
+  CompletableFuture<RoundPart> start(String contender, List<ObjectId> docs, int clients,
       Duration duration);
 
   @Override

@@ -1,5 +1,6 @@
 package io.writeguard.bench;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,13 +15,30 @@ import org.bson.types.ObjectId;
  * end finishes and counts). Operation ids are {@code k * processes + process} for this
  * process's k-th operation, so ids are unique across processes and dense enough for a bitmap.
  * Each client keeps its own tallies; they are merged when all clients are done.
+ *
+ * <p>Client {@code c} works on {@code docs[c % docs.size()]}: one document for all, or one each.
+ * Each client also measures, on its own thread, the bytes it allocated and the CPU time it
+ * used between the start and the end of the round ({@code com.sun.management.ThreadMXBean});
+ * threads other than the clients' (the embedded server's, the driver's background ones) are
+ * not counted.
  */
 final class ClientRound {
   private ClientRound() {}
 
+  private static final com.sun.management.ThreadMXBean THREADS = threads();
+
   /** Runs the round and returns this process's part; {@code maxOps} > 0 caps each client. */
   static RoundPart run(Contender contender, ObjectId docId, int clients, Duration duration,
       long maxOps, int process, int processes) {
+    return run(contender, List.of(docId), clients, duration, maxOps, process, processes);
+  }
+
+  /** As above, client {@code c} on {@code docs.get(c % docs.size())}. */
+  static RoundPart run(Contender contender, List<ObjectId> docs, int clients, Duration duration,
+      long maxOps, int process, int processes) {
+    if (docs.isEmpty()) {
+      throw new IllegalArgumentException("no documents for the round");
+    }
     AtomicLong next = new AtomicLong();
     CountDownLatch start = new CountDownLatch(1);
     List<RoundPart> parts = new ArrayList<>();
@@ -28,13 +46,19 @@ final class ClientRound {
     for (int c = 0; c < clients; c++) {
       RoundPart part = new RoundPart();
       parts.add(part);
+      ObjectId docId = docs.get(c % docs.size());
       threads.add(new Thread(() -> {
         await(start);
+        long id = Thread.currentThread().getId();
+        long bytes0 = THREADS == null ? -1 : THREADS.getThreadAllocatedBytes(id);
+        long cpu0 = THREADS == null ? -1 : THREADS.getThreadCpuTime(id);
         long end = System.nanoTime() + duration.toNanos();
         for (long n = 0; (maxOps <= 0 || n < maxOps) && System.nanoTime() < end; n++) {
           long opId = next.getAndIncrement() * processes + process;
           one(contender, docId, opId, part);
         }
+        part.allocatedBytes = bytes0 < 0 ? -1 : THREADS.getThreadAllocatedBytes(id) - bytes0;
+        part.cpuNanos = cpu0 < 0 ? -1 : THREADS.getThreadCpuTime(id) - cpu0;
       }, "bench-" + contender.name() + "-" + c));
     }
     threads.forEach(Thread::start);
@@ -47,6 +71,17 @@ final class ClientRound {
     parts.forEach(total::merge);
     total.elapsedNanos = System.nanoTime() - started;
     return total;
+  }
+
+  /** The JVM's per-thread allocation and CPU counters, switched on; null where missing. */
+  private static com.sun.management.ThreadMXBean threads() {
+    if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t)
+        || !t.isThreadAllocatedMemorySupported() || !t.isThreadCpuTimeSupported()) {
+      return null;
+    }
+    t.setThreadAllocatedMemoryEnabled(true);
+    t.setThreadCpuTimeEnabled(true);
+    return t;
   }
 
   private static void one(Contender contender, ObjectId docId, long opId, RoundPart part) {

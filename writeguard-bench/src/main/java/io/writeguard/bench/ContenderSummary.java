@@ -4,13 +4,15 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One contender over all its rounds, folded as the lab folds rounds: throughput, p50 and p99
- * are the median of the rounds (one noisy round on a shared machine does not move it); counts
- * are summed, so a loss in any round shows; the per-round throughputs are kept.
+ * One contender over all its rounds, folded as the lab folds rounds: throughput, p50, p99,
+ * allocation and CPU per call are the median of the rounds (one noisy round on a shared
+ * machine does not move it); counts are summed, so a loss in any round shows; the per-round
+ * throughputs are kept.
  */
 record ContenderSummary(String contender, long acked, long lost, long writtenNotAcked,
     long exhausted, long errors, long retries, double throughputOpsS, double p50Ms, double p99Ms,
-    double maxMs, List<Double> throughputByRound, String errorSample) {
+    double maxMs, List<Double> throughputByRound, String errorSample, double allocBytesPerCall,
+    double cpuUsPerCall) {
 
   static ContenderSummary of(String contender, List<RoundResult> rounds) {
     if (rounds.isEmpty()) {
@@ -29,7 +31,9 @@ record ContenderSummary(String contender, long acked, long lost, long writtenNot
         rounds.stream().mapToDouble(RoundResult::maxMs).max().orElse(0),
         rounds.stream().map(r -> round(r.throughputOpsS())).toList(),
         rounds.stream().map(RoundResult::errorSample).filter(s -> s != null).findFirst()
-            .orElse(null));
+            .orElse(null),
+        median(rounds.stream().mapToDouble(RoundResult::allocBytesPerCall).toArray()),
+        median(rounds.stream().mapToDouble(RoundResult::cpuUsPerCall).toArray()));
   }
 
   /** The median; the mean of the middle two for an even count. */

@@ -12,7 +12,7 @@ final class Contenders {
       WriteGuardOptimistic.NAME, SpringVersioned.NAME,
       WriteGuardLocked.REDIS, RedissonLocked.NAME,
       WriteGuardLocked.MONGO, ShedLockRetried.NAME,
-      SeedLocked.NAME, AtomicInc.NAME);
+      SeedLocked.NAME, FlatCombiningReference.NAME, AtomicInc.NAME);
 
   /** Every name {@link #create} knows. */
   static final List<String> ALL;
@@ -59,6 +59,7 @@ final class Contenders {
       case WriteGuardLocked.MONGO -> WriteGuardLocked.mongo(backends);
       case ShedLockRetried.NAME -> new ShedLockRetried(backends);
       case SeedLocked.NAME -> new SeedLocked(backends, new DocumentLocker(), () -> {});
+      case FlatCombiningReference.NAME -> new FlatCombiningReference(backends);
       case AtomicInc.NAME -> new AtomicInc(backends);
       case AtomicPush.NAME -> new AtomicPush(backends);
       case NaiveFindReplace.NAME -> new NaiveFindReplace(backends, () -> {});

@@ -26,6 +26,12 @@ final class HotDocument {
   static final String IDS = "ids";
   static final String WORDS = "words";
   static final String VERSION = "version";
+  /** Bytes that only make the document bigger ({@code --pad}); no contender changes them. */
+  static final String PAD = "pad";
+  /** Marks the cold documents {@code --collection-docs} adds around the hot ones. */
+  static final String FILLER = "filler";
+  /** The most {@code --pad} may add: MongoDB refuses documents over 16 MB. */
+  static final int MAX_PAD = 15 * 1024 * 1024;
 
   /** The optimistic contenders' budget: WriteGuard's default attempts and backoff. */
   static final RetryPolicy BUDGET = RetryPolicy.defaults();
@@ -36,7 +42,23 @@ final class HotDocument {
 
   /** A fresh document with no operation in it. */
   static Document fresh(ObjectId id) {
-    return new Document("_id", id).append(VERSION, 0L).append(BITS, new Binary(new byte[0]));
+    return fresh(id, 0);
+  }
+
+  /** A fresh document padded with a binary {@code pad} of {@code padBytes} (none for 0). */
+  static Document fresh(ObjectId id, int padBytes) {
+    if (padBytes < 0 || padBytes > MAX_PAD) {
+      throw new IllegalArgumentException("pad must be between 0 and " + MAX_PAD + " bytes, was "
+          + padBytes);
+    }
+    Document doc = new Document("_id", id).append(VERSION, 0L)
+        .append(BITS, new Binary(new byte[0]));
+    return padBytes == 0 ? doc : doc.append(PAD, new Binary(new byte[padBytes]));
+  }
+
+  /** A cold document of the same shape that no client touches. */
+  static Document filler() {
+    return fresh(new ObjectId()).append(FILLER, true);
   }
 
   /** {@code bits} with bit {@code opId} set (a new array, grown as needed). */

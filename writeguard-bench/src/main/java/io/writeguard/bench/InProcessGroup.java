@@ -2,6 +2,7 @@ package io.writeguard.bench;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -32,11 +33,11 @@ final class InProcessGroup implements ClientGroup {
   }
 
   @Override
-  public CompletableFuture<RoundPart> start(String name, ObjectId docId, int clients,
+  public CompletableFuture<RoundPart> start(String name, List<ObjectId> docs, int clients,
       Duration duration) {
     Contender contender = contenders.computeIfAbsent(name, n -> Contenders.create(n, backends));
     return CompletableFuture.supplyAsync(
-        () -> ClientRound.run(contender, docId, clients, duration, 0, process, processes), runner);
+        () -> ClientRound.run(contender, docs, clients, duration, 0, process, processes), runner);
   }
 
   @Override

@@ -24,6 +24,10 @@ final class RoundPart {
   long errors;
   String errorSample;
   long elapsedNanos;
+  /** Bytes allocated by the client threads during the round; -1 when the JVM cannot tell. */
+  long allocatedBytes;
+  /** CPU time of the client threads during the round; -1 when the JVM cannot tell. */
+  long cpuNanos;
 
   RoundPart() {
     this(new BitSet(), new Histogram(MAX_LATENCY_US, 3));
@@ -38,6 +42,11 @@ final class RoundPart {
     return acked.cardinality();
   }
 
+  /** Every call a client made: acknowledged, gave up, or failed. */
+  long calls() {
+    return ackedCount() + exhausted + errors;
+  }
+
   /** Adds {@code other} into this one; the round lasted as long as its slowest part. */
   void merge(RoundPart other) {
     acked.or(other.acked);
@@ -47,6 +56,12 @@ final class RoundPart {
     errors += other.errors;
     errorSample = errorSample != null ? errorSample : other.errorSample;
     elapsedNanos = Math.max(elapsedNanos, other.elapsedNanos);
+    allocatedBytes = sumOrUnknown(allocatedBytes, other.allocatedBytes);
+    cpuNanos = sumOrUnknown(cpuNanos, other.cpuNanos);
+  }
+
+  private static long sumOrUnknown(long a, long b) {
+    return a < 0 || b < 0 ? -1 : a + b;
   }
 
   Map<String, Object> toJson() {
@@ -61,6 +76,8 @@ final class RoundPart {
     json.put("errors", errors);
     json.put("error_sample", errorSample);
     json.put("elapsed_nanos", elapsedNanos);
+    json.put("allocated_bytes", allocatedBytes);
+    json.put("cpu_nanos", cpuNanos);
     return json;
   }
 
@@ -79,6 +96,8 @@ final class RoundPart {
     part.errors = ((Number) json.get("errors")).longValue();
     part.errorSample = (String) json.get("error_sample");
     part.elapsedNanos = ((Number) json.get("elapsed_nanos")).longValue();
+    part.allocatedBytes = ((Number) json.get("allocated_bytes")).longValue();
+    part.cpuNanos = ((Number) json.get("cpu_nanos")).longValue();
     return part;
   }
 }

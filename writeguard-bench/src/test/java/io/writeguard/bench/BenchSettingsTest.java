@@ -39,7 +39,7 @@ class BenchSettingsTest {
   private static final class Noop implements ClientGroup {
     @Override
     public java.util.concurrent.CompletableFuture<RoundPart> start(String contender,
-        org.bson.types.ObjectId docId, int clients, Duration duration) {
+        List<org.bson.types.ObjectId> docs, int clients, Duration duration) {
       throw new UnsupportedOperationException();
     }
 

@@ -31,7 +31,8 @@ class ContendersTest {
 
   @ParameterizedTest
   @ValueSource(strings = {WriteGuardOptimistic.NAME, SpringVersioned.NAME, WriteGuardLocked.REDIS,
-      RedissonLocked.NAME, WriteGuardLocked.MONGO, ShedLockRetried.NAME, AtomicInc.NAME, AtomicPush.NAME})
+      RedissonLocked.NAME, WriteGuardLocked.MONGO, ShedLockRetried.NAME, FlatCombiningReference.NAME,
+      AtomicInc.NAME, AtomicPush.NAME})
   void correctContenderLosesNothingUnderConcurrentClients(String name) {
     ObjectId docId = new ObjectId();
     backends.hot().insertOne(HotDocument.fresh(docId));
