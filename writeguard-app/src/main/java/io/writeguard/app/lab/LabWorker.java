@@ -56,7 +56,7 @@ public final class LabWorker {
     try (MongoTarget mongo = MongoTarget.open(args[0], LabCommand.MAX_CLIENTS + 8);
         RedisTarget redis = "-".equals(args[1]) ? null : RedisTarget.open(args[1])) {
       MongoDatabase database = mongo.client().getDatabase(LabRunner.DATABASE);
-      LabServices services = LabServices.of(database, redis == null ? null : redis.client());
+      LabServices services = LabServices.shared(database, redis == null ? null : redis.client());
       BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       Driven<?> pending = null;
       for (String line; (line = in.readLine()) != null; ) {

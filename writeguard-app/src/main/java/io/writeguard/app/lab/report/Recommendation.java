@@ -75,7 +75,7 @@ public final class Recommendation {
       lock.filter(l -> read.isEmpty() || !l.equals(read.get()))
           .ifPresent(l -> parts.add("a lock (" + l.strategy() + ": "
               + read.map(r -> times(l, r) + " " + r.strategy() + ", ").orElse("")
-              + "p99 " + ms(l.latencyMs().p99()) + ") only across processes with long work"
+              + "p99 " + ms(l.latencyMs().p99()) + " ms) only across processes with long work"
               + " between read and write"));
       lock.filter(l -> read.isPresent() && l.equals(read.get()))
           .ifPresent(l -> parts.add("the lock is the fastest way to read here, but it pays a"
