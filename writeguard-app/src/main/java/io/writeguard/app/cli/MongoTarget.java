@@ -119,6 +119,14 @@ public final class MongoTarget implements AutoCloseable {
     return embedded != null;
   }
 
+  /**
+   * The URI to connect to, password included: for child processes of this one that connect to
+   * the same server (the lab's {@code --processes}); never print it, print {@link #displayUri}.
+   */
+  public String connectionUri() {
+    return uri;
+  }
+
   /** The URI, with any password hidden. */
   public String displayUri() {
     return redact(uri);

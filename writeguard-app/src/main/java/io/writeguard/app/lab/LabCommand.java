@@ -21,7 +21,9 @@ import io.writeguard.app.lab.LabRunner.LabAbortedException;
 import io.writeguard.app.lab.Scenario.BalanceScenario;
 import io.writeguard.app.lab.Scenario.Verification;
 import io.writeguard.app.lab.Strategy.LabServices;
+import io.writeguard.app.lab.readinfo.ReadInfoScenario;
 import io.writeguard.app.lab.report.HtmlReport;
+import io.writeguard.app.lab.report.Recommendation;
 import io.writeguard.app.lab.report.ResultTable;
 import io.writeguard.app.lab.report.ResultTable.ClosingNote;
 import io.writeguard.app.lab.report.ResultTable.FiguresTable;
@@ -74,6 +76,8 @@ public final class LabCommand implements Callable<Integer> {
   static final int MAX_DOCS = 1024;
   static final int MAX_ROUNDS = 100;
   static final int MAX_SHARDS = 1000;
+  /** Strategies whose lock holds in one process only: across processes they lose by design. */
+  static final Set<String> ONE_PROCESS_ONLY = Set.of("local-lock");
   /**
    * Interleaved rounds by default: one round is at the mercy of the JIT warming up and of
    * whatever else the machine does (docs/lab.md, "Measured"). Three rounds of three seconds
@@ -156,6 +160,13 @@ public final class LabCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   String groupCommit;
 
+  @Option(names = "--processes", paramLabel = "N", defaultValue = "1",
+      description = "Spread the clients over N processes (child JVMs on the same servers), as"
+          + " in a deployment of N instances: conflicts and retries between processes show,"
+          + " which group commit hides inside one; readinfo only; at most the clients"
+          + " (default: ${DEFAULT-VALUE}).")
+  int processes;
+
   @Option(names = "--json", paramLabel = "FILE",
       description = "Also write the results as JSON to FILE.")
   Path json;
@@ -180,6 +191,7 @@ public final class LabCommand implements Callable<Integer> {
     LabPlan<?> plan = registry.scenario(scenario).plan(strategies);
     List<Integer> counts = clientCounts();
     LabSettings settings = settings(plan.scenario(), counts.get(0));
+    checkProcesses(plan.scenario(), counts);
     checkTarget("--json", json);
     checkTarget("--html", html);
     redis.check();
@@ -215,7 +227,14 @@ public final class LabCommand implements Callable<Integer> {
           schedule));
       out.flush();
       Set<String> blind = plan.strategies().stream()
-          .filter(LabStrategy::reproducesLoss).map(LabStrategy::name).collect(Collectors.toSet());
+          .filter(s -> s.reproducesLoss() || processes > 1 && ONE_PROCESS_ONLY.contains(s.name()))
+          .map(LabStrategy::name).collect(Collectors.toSet());
+      if (processes > 1) {
+        out.printf("  clients spread over %d processes (child JVMs on the same servers)%s%n",
+            processes, blind.contains("local-lock")
+                ? "; local-lock locks one process only, so its losses are expected" : "");
+        out.flush();
+      }
       LabProgress progress = TerminalProgress.choose(err, sweep);
       List<SweepPoint> points = new ArrayList<>();
       LabReport last = null;
@@ -224,8 +243,17 @@ public final class LabCommand implements Callable<Integer> {
         LabServices services = LabServices.of(labDatabase,
             redisTarget == null ? null : redisTarget.client());
         for (int count : counts) {
-          last = new LabRunner(target.client(), labDatabase, settings.withClients(count),
-              progress, services, schedule).run(plan, server);
+          LabRunner runner = new LabRunner(target.client(), labDatabase,
+              settings.withClients(count), progress, services, schedule);
+          if (processes > 1) {
+            try (LabProcesses group = LabProcesses.start(processes, count,
+                target.connectionUri(),
+                redisTarget == null ? null : redisTarget.connectionUri())) {
+              last = runner.inProcesses(group).run(plan, server);
+            }
+          } else {
+            last = runner.run(plan, server);
+          }
           points.add(new SweepPoint(count, last.results()));
           out.println();
           if (sweep) {
@@ -244,12 +272,16 @@ public final class LabCommand implements Callable<Integer> {
         err.println("writeguard lab: no report written");
         return EXIT_ABORTED;
       }
-      LabReport report = last.withSweep(points);
+      LabReport report = last.withSweep(points).withProcesses(processes);
       String note = ClosingNote.render(report, blind);
       if (!note.isEmpty()) {
         out.println();
         out.print(note);
       }
+      List<String> advice = new ArrayList<>(Recommendation.stormWarnings(report.results(), blind));
+      advice.addAll(Recommendation.lines(report.results(), blind));
+      out.println();
+      advice.forEach(out::println);
       int status = writeReports(report, blind, out, err);
       List<String> failed = failures(report, blind);
       if (!failed.isEmpty()) {
@@ -339,6 +371,23 @@ public final class LabCommand implements Callable<Integer> {
           .append(System.lineSeparator());
     }
     return b.toString();
+  }
+
+  /**
+   * {@code --processes}: from 1 to the fewest clients given (every process runs at least one),
+   * and for readinfo only (the counter's and transfer's figures are read per run, not per
+   * process).
+   */
+  private void checkProcesses(Scenario<?> s, List<Integer> counts) {
+    int fewest = counts.stream().mapToInt(Integer::intValue).min().orElse(1);
+    if (processes < 1 || processes > fewest) {
+      throw new UsageException("--processes must be between 1 and the clients (" + fewest
+          + "), was " + processes);
+    }
+    if (processes > 1 && !s.name().equals(ReadInfoScenario.NAME)) {
+      throw new UsageException("--processes " + processes + " applies to scenario "
+          + ReadInfoScenario.NAME + " only, not " + s.name());
+    }
   }
 
   private List<Integer> clientCounts() {

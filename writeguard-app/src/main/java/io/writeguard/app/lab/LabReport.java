@@ -33,9 +33,10 @@ import java.util.Optional;
  * @param balances the balance scenarios' numbers (counter, transfer); null for others
  * @param sweep every client count's results when more than one was given, else null
  * @param groupCommit whether strategies that can combine concurrent updates of one document did
+ * @param processes how many processes the clients were spread over ({@code --processes})
  */
 @JsonPropertyOrder({"scenario", "server", "clients", "docs", "duration_s", "ops", "warmup_s",
-    "seed", "rounds", "group_commit", "balances", "results", "sweep"})
+    "seed", "rounds", "group_commit", "processes", "balances", "results", "sweep"})
 public record LabReport(
     @JsonProperty("scenario") String scenario,
     @JsonProperty("server") ServerInfo server,
@@ -49,11 +50,29 @@ public record LabReport(
     @JsonProperty("rounds") int rounds,
     @JsonProperty("balances") @JsonInclude(JsonInclude.Include.NON_NULL) BalanceSettings balances,
     @JsonProperty("sweep") @JsonInclude(JsonInclude.Include.NON_NULL) List<SweepPoint> sweep,
-    @JsonProperty("group_commit") boolean groupCommit) {
+    @JsonProperty("group_commit") boolean groupCommit,
+    @JsonProperty("processes") int processes) {
 
   public LabReport {
     results = List.copyOf(results);
     sweep = sweep == null ? null : List.copyOf(sweep);
+    if (processes < 1) {
+      throw new IllegalArgumentException("processes must be >= 1, was " + processes);
+    }
+  }
+
+  /** A report of clients that all ran in one process. */
+  public LabReport(String scenario, ServerInfo server, int clients, int docs, Double durationS,
+      Long ops, double warmupS, long seed, List<StrategyResult> results, int rounds,
+      BalanceSettings balances, List<SweepPoint> sweep, boolean groupCommit) {
+    this(scenario, server, clients, docs, durationS, ops, warmupS, seed, results, rounds,
+        balances, sweep, groupCommit, 1);
+  }
+
+  /** This report with its clients spread over {@code processes} processes. */
+  public LabReport withProcesses(int processes) {
+    return new LabReport(scenario, server, clients, docs, durationS, ops, warmupS, seed, results,
+        rounds, balances, sweep, groupCommit, processes);
   }
 
   /** A single run of one round, without balance settings. */
@@ -79,7 +98,8 @@ public record LabReport(
   public LabReport withSweep(List<SweepPoint> points) {
     SweepPoint last = points.get(points.size() - 1);
     return new LabReport(scenario, server, last.clients(), docs, durationS, ops, warmupS, seed,
-        last.results(), rounds, balances, points.size() > 1 ? points : null, groupCommit);
+        last.results(), rounds, balances, points.size() > 1 ? points : null, groupCommit,
+        processes);
   }
 
   /**

@@ -72,6 +72,8 @@ public final class LabRunner {
   /** The whole run's phases when this runner measures one point of a sweep, else null. */
   private final LabSchedule sharedSchedule;
   private final String runTag = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+  /** The child processes the clients run in ({@code --processes}), or null to run them here. */
+  private LabProcesses processes;
 
   /**
    * A runner without a client, printing one plain line per finished strategy; its strategies
@@ -118,6 +120,15 @@ public final class LabRunner {
     this.progress = Objects.requireNonNull(progress, "progress");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.stallTimeout = stallTimeout;
+  }
+
+  /**
+   * Runs the clients in {@code processes} (child JVMs on the same servers) instead of in this
+   * JVM; null to run them here. Returns this runner.
+   */
+  public LabRunner inProcesses(LabProcesses processes) {
+    this.processes = processes;
+    return this;
   }
 
   /**
@@ -170,6 +181,14 @@ public final class LabRunner {
     if (settings.warmup().isZero()) {
       return false;
     }
+    if (processes != null) {
+      String name = collection(scenario, strategy, "warmup", step).getNamespace()
+          .getCollectionName();
+      processes.round(request(scenario, strategy, name, settings.warmup(), 0), false,
+          patience(settings.warmup()));
+      dropQuietly(database.getCollection(name));
+      return true;
+    }
     MongoCollection<Document> warm = collection(scenario, strategy, "warmup", step);
     Driven<O> driven = drive(scenario, strategy, warm,
         RunControl.timed(settings.warmup().toNanos()), 0, WARMING_UP, schedule, step);
@@ -181,6 +200,9 @@ public final class LabRunner {
   private <O> StrategyResult measure(Scenario<O> scenario, LabStrategy<O> strategy,
       LabSchedule schedule, LabStep step) {
     MongoCollection<Document> coll = collection(scenario, strategy, "run", step);
+    if (processes != null) {
+      return measureInProcesses(scenario, strategy, coll);
+    }
     RunControl control = settings.duration() != null
         ? RunControl.timed(settings.duration().toNanos())
         : RunControl.byQuota();
@@ -197,6 +219,82 @@ public final class LabRunner {
     return result(strategy.name(), driven, verification);
   }
 
+  /**
+   * One round measured by the child processes: each runs its share of the clients, then each
+   * counts which of its own acknowledged operations the documents hold; the parts are summed
+   * (lost = acknowledged summed - visible summed) and the latencies merged.
+   */
+  private StrategyResult measureInProcesses(Scenario<?> scenario, LabStrategy<?> strategy,
+      MongoCollection<Document> coll) {
+    String name = coll.getNamespace().getCollectionName();
+    List<LabProcesses.Part> parts;
+    try {
+      parts = processes.round(request(scenario, strategy, name, settings.duration(),
+          settings.ops()), true, patience(settings.duration()));
+    } finally {
+      dropQuietly(coll);
+      dropQuietly(database.getCollection(name + "_locks"));
+    }
+    Histogram latency = new Histogram(3);
+    Histogram waits = new Histogram(3);
+    long acked = 0, errors = 0, attempts = 0, conflicts = 0, retries = 0, timeouts = 0;
+    long fenced = 0, expected = 0, visible = 0, elapsed = 0;
+    boolean exclusive = false;
+    String sample = null;
+    for (LabProcesses.Part p : parts) {
+      latency.add(p.latencyMicros());
+      waits.add(p.lockWaitMicros());
+      acked += p.acknowledged();
+      errors += p.errors();
+      attempts += p.attempts();
+      conflicts += p.conflicts();
+      retries += p.retries();
+      timeouts += p.lockTimeouts();
+      fenced += p.fencedRejections();
+      expected += p.expected();
+      visible += p.visible();
+      elapsed = Math.max(elapsed, p.elapsedNanos());
+      exclusive |= p.exclusiveLock();
+      sample = sample != null ? sample : p.errorSample();
+    }
+    double seconds = Math.max(1, elapsed) / 1e9;
+    LatencyMs ms = latency.getTotalCount() == 0 ? new LatencyMs(0, 0, 0)
+        : new LatencyMs(millis(latency.getValueAtPercentile(50)),
+            millis(latency.getValueAtPercentile(99)), millis(latency.getMaxValue()));
+    LatencyMs lockWait = waits.getTotalCount() == 0 ? null
+        : new LatencyMs(millis(waits.getValueAtPercentile(50)),
+            millis(waits.getValueAtPercentile(99)), millis(waits.getMaxValue()));
+    double ratio = attempts == 0 ? 0.0 : round((double) conflicts / attempts, 4);
+    Verification v = new Verification(expected, visible);
+    return new StrategyResult(strategy.name(), acked, v.lost(), errors, round(acked / seconds, 1),
+        ms, ratio, retries, attempts, conflicts, expected, visible, round(seconds, 3), sample,
+        lockWait, timeouts, fenced, exclusive ? conflicts + fenced : 0, v.figures());
+  }
+
+  /** What every process is asked to run for one round of {@code strategy}. */
+  private java.util.Map<String, Object> request(Scenario<?> scenario, LabStrategy<?> strategy,
+      String collection, Duration duration, long ops) {
+    java.util.Map<String, Object> r = new java.util.LinkedHashMap<>();
+    r.put("scenario", scenario.name());
+    r.put("strategy", strategy.name());
+    r.put("collection", collection);
+    r.put("docs", settings.docs());
+    r.put("seed", settings.seed());
+    r.put("duration_ms", duration == null ? 0 : duration.toMillis());
+    r.put("ops", duration == null ? ops : 0);
+    r.put("group_commit", settings.groupCommit());
+    r.put("initial_balance", settings.balances().initialBalance());
+    r.put("max_amount", settings.balances().maxAmount());
+    r.put("shards", settings.balances().shards());
+    return r;
+  }
+
+  /** How long to wait for the processes' answers to a round of {@code duration} (or of ops). */
+  private Duration patience(Duration duration) {
+    return (duration == null ? Duration.ofMinutes(10) : duration).plus(stallTimeout)
+        .plusSeconds(60);
+  }
+
   private MongoCollection<Document> collection(Scenario<?> scenario, LabStrategy<?> strategy,
       String phase, LabStep step) {
     String round = step.rounds() > 1 ? "r" + step.round() + "_" : "";
@@ -205,19 +303,33 @@ public final class LabRunner {
   }
 
   /** Everything one driven run left behind for counting. */
-  private record Driven<O>(ScenarioRun<O> run, List<ClientLoop<O>> loops, StrategyStats stats,
+  record Driven<O>(ScenarioRun<O> run, List<ClientLoop<O>> loops, StrategyStats stats,
       long elapsedNanos, boolean exclusiveLock) {}
 
   private <O> Driven<O> drive(Scenario<O> scenario, LabStrategy<O> strategy,
       MongoCollection<Document> coll, RunControl control, long totalOps, String phase,
       LabSchedule schedule, LabStep step) {
+    return drive(scenario, strategy, coll, control, totalOps, phase, schedule, step, 0,
+        settings.clients());
+  }
+
+  /**
+   * Drives clients {@code first .. first + count - 1} of the run's {@code settings.clients()}
+   * (all of them in one process; one process's share with {@code --processes}, see
+   * {@link LabWorker}). The scenario sees {@code count} clients, so its pace (readinfo's
+   * generations) follows the clients of this process.
+   */
+  <O> Driven<O> drive(Scenario<O> scenario, LabStrategy<O> strategy,
+      MongoCollection<Document> coll, RunControl control, long totalOps, String phase,
+      LabSchedule schedule, LabStep step, int first, int count) {
     StrategyStats stats = new StrategyStats();
     OperationScope scope = new OperationScope(coll.getNamespace().getCollectionName(), strategy.name());
     ScenarioRun<O> run = null;
     Strategy<O> impl = null;
     try {
       // The collection's name is new to this run, so it is empty: no drop needed.
-      run = scenario.start(coll, settings.scenarioSettings());
+      run = scenario.start(coll, count == settings.clients() ? settings.scenarioSettings()
+          : settings.withClients(count).scenarioSettings());
       impl = strategy.factory().create(
           new StrategyContext(coll, WriteGuardListener.safe(stats), scope, ticker, client,
               services, settings.groupCommit()));
@@ -238,7 +350,7 @@ public final class LabRunner {
     List<ClientLoop<O>> loops = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     int clients = settings.clients();
-    for (int i = 0; i < clients; i++) {
+    for (int i = first; i < first + count; i++) {
       long quota = totalOps == 0
           ? Long.MAX_VALUE
           : totalOps / clients + (i < totalOps % clients ? 1 : 0);
@@ -314,7 +426,7 @@ public final class LabRunner {
     }
   }
 
-  private StrategyResult result(String name, Driven<?> driven, Verification v) {
+  StrategyResult result(String name, Driven<?> driven, Verification v) {
     Histogram latency = new Histogram(3);
     long acked = 0;
     long errors = 0;
@@ -344,11 +456,11 @@ public final class LabRunner {
         driven.exclusiveLock ? stats.conflicts() + stats.fencedRejections() : 0, v.figures());
   }
 
-  private static double millis(long micros) {
+  static double millis(long micros) {
     return round(micros / 1000.0, 3);
   }
 
-  private static double round(double value, int decimals) {
+  static double round(double value, int decimals) {
     double scale = Math.pow(10, decimals);
     return Math.round(value * scale) / scale;
   }

@@ -98,14 +98,30 @@ public interface Strategy<O> extends AutoCloseable {
    * and closes those in {@link Strategy#close()}. Immutable and thread-safe.
    */
   final class LabServices {
-    private static final LabServices NONE = new LabServices(null, null);
+    private static final LabServices NONE = new LabServices(null, null, false);
 
     private final MongoDatabase database;
     private final RedisClient redis;
+    private final boolean shared;
 
-    private LabServices(MongoDatabase database, RedisClient redis) {
+    private LabServices(MongoDatabase database, RedisClient redis, boolean shared) {
       this.database = database;
       this.redis = redis;
+      this.shared = shared;
+    }
+
+    /**
+     * The same servers as used by one process of several ({@code --processes}): a run's lock
+     * collection is shared with the other processes, so the lab's parent drops it after the
+     * round, not the strategy when this process's clients are done.
+     */
+    public static LabServices shared(MongoDatabase database, RedisClient redis) {
+      return new LabServices(Objects.requireNonNull(database, "database"), redis, true);
+    }
+
+    /** True when other processes run the same strategy on the same documents and locks. */
+    public boolean shared() {
+      return shared;
     }
 
     /** No services: strategies that need one refuse to start. */
@@ -115,7 +131,7 @@ public interface Strategy<O> extends AutoCloseable {
 
     /** The lab's database, and Redis when {@code redis} is not null. */
     public static LabServices of(MongoDatabase database, RedisClient redis) {
-      return new LabServices(Objects.requireNonNull(database, "database"), redis);
+      return new LabServices(Objects.requireNonNull(database, "database"), redis, false);
     }
 
     /** The database the run's collections live in. */

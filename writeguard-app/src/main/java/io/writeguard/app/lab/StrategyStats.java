@@ -130,10 +130,19 @@ public final class StrategyStats implements WriteGuardListener {
    *       {@code fenced_rejections} are summed;
    *   <li>figures: numbers are summed, except those named {@code min_*} (lowest of any round)
    *       and {@code max_*} (highest);
-   *   <li>added: {@code throughput_by_round} and {@code p99_ms_by_round}, in round order.
+   *   <li>added: {@code throughput_by_round} and {@code p99_ms_by_round}, in round order, and
+   *       the spread next to each median, {@code throughput_ops_s_range},
+   *       {@code p50_ms_range} and {@code p99_ms_range}: {@code [lowest, highest]} of the rounds.
    * </ul>
    */
   public static final class RoundMedians {
+    /** The figure {@code [lowest, highest]} throughput of the rounds, next to the median. */
+    public static final String THROUGHPUT_RANGE = "throughput_ops_s_range";
+    /** The figure {@code [lowest, highest]} p50 of the rounds, in ms. */
+    public static final String P50_RANGE = "p50_ms_range";
+    /** The figure {@code [lowest, highest]} p99 of the rounds, in ms. */
+    public static final String P99_RANGE = "p99_ms_range";
+
     private RoundMedians() {}
 
     /** One result for {@code rounds} (at least one, all of the same strategy). */
@@ -183,11 +192,20 @@ public final class StrategyStats implements WriteGuardListener {
       Map<String, Object> figures = figures(rounds);
       figures.put("throughput_by_round", throughput);
       figures.put("p99_ms_by_round", p99);
+      figures.put(THROUGHPUT_RANGE, range(throughput));
+      figures.put(P50_RANGE, range(p50));
+      figures.put(P99_RANGE, range(p99));
       double ratio = attempts == 0 ? 0.0 : Math.round(10_000.0 * conflicts / attempts) / 10_000.0;
       return new StrategyResult(first.strategy(), acked, lost, errors, median(throughput),
           new LatencyMs(median(p50), median(p99), maxMs), ratio, retries, attempts, conflicts,
           expected, visible, Math.round(elapsed * 1000) / 1000.0, sample, lockWait(lockWaits),
           lockTimeouts, fenced, violations, figures);
+    }
+
+    /** {@code [lowest, highest]} of {@code values}. */
+    static List<Double> range(List<Double> values) {
+      return List.of(values.stream().mapToDouble(Double::doubleValue).min().orElse(0),
+          values.stream().mapToDouble(Double::doubleValue).max().orElse(0));
     }
 
     /** Lock waits folded like latencies, or null when no round took a lock. */

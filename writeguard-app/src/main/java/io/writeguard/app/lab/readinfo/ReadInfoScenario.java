@@ -1,6 +1,8 @@
 package io.writeguard.app.lab.readinfo;
 
+import com.mongodb.MongoBulkWriteException;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.InsertManyOptions;
 import io.writeguard.app.lab.LabPlan.LabStrategy;
 import io.writeguard.app.lab.LabPlan.ScenarioEntry;
 import io.writeguard.app.lab.Scenario;
@@ -288,7 +290,15 @@ public final class ReadInfoScenario implements Scenario<ReadInfoScenario.Mark> {
         for (int slot = 0; slot < docs; slot++) {
           batch.add(ReadInfoDocs.fresh(ReadInfoLayout.docId(created, slot)));
         }
-        collection.insertMany(batch);
+        try {
+          collection.insertMany(batch, new InsertManyOptions().ordered(false));
+        } catch (MongoBulkWriteException e) {
+          // With --processes every process creates the generations its clients reach; a
+          // document another process created first is already there, fresh or being clicked.
+          if (!e.getWriteErrors().stream().allMatch(w -> w.getCode() == 11000)) {
+            throw e;
+          }
+        }
         created = created + 1;
       }
     }

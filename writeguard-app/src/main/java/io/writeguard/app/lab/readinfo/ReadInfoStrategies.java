@@ -214,7 +214,9 @@ final class ReadInfoStrategies {
       try {
         return fenced("mongo-lock", context, locks, () -> {
           locks.close();
-          lockCollection.drop();
+          if (!context.services().shared()) { // else other processes still hold its locks
+            lockCollection.drop();
+          }
         });
       } catch (RuntimeException e) {
         locks.close();

@@ -7,6 +7,7 @@ import io.writeguard.app.lab.LabReport.ServerInfo;
 import io.writeguard.app.lab.LabReport.StrategyResult;
 import io.writeguard.app.lab.LabReport.SweepPoint;
 import io.writeguard.app.lab.Scenario.Verification;
+import io.writeguard.app.lab.StrategyStats.RoundMedians;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -61,8 +62,13 @@ public final class ResultTable {
     Optional<StrategyResult> baseline = report.result(BASELINE);
     boolean locks = report.results().stream()
         .anyMatch(r -> r.lockWaitMs() != null || r.lockViolations() > 0);
+    boolean spread = report.results().stream()
+        .anyMatch(r -> r.figures().get(RoundMedians.THROUGHPUT_RANGE) instanceof List);
     List<String[]> rows = new ArrayList<>();
     rows.add(locks ? withLockColumns(COLUMNS, LOCK_COLUMNS) : COLUMNS);
+    if (spread) {
+      rows.set(0, withSpread(rows.get(0), "ops/s min..max", "p99 min..max"));
+    }
     for (StrategyResult r : report.results()) {
       String lost = r.lostUpdates() == 0 ? "0" : String.format(Locale.ROOT, "%,d (%.1f%%)",
           r.lostUpdates(), 100.0 * r.lostUpdates() / Math.max(1, r.expected()));
@@ -89,6 +95,11 @@ public final class ResultTable {
             r.lockWaitMs() == null ? "-" : String.format(Locale.ROOT, "%,d", r.lockTimeouts()),
             r.lockWaitMs() == null && r.lockViolations() == 0 ? "-"
                 : String.format(Locale.ROOT, "%,d", r.lockViolations())}));
+      }
+      if (spread) {
+        String[] row = rows.remove(rows.size() - 1);
+        rows.add(withSpread(row, range(r, RoundMedians.THROUGHPUT_RANGE, true),
+            range(r, RoundMedians.P99_RANGE, false)));
       }
     }
     StringBuilder out = new StringBuilder(TextTable.render(rows));
@@ -123,6 +134,28 @@ public final class ResultTable {
           .append(nl);
     }
     return out.toString();
+  }
+
+  /**
+   * {@code row} with the spread over rounds next to the medians: after {@code ops/s} (index 4)
+   * and after {@code p99 ms} (index 7, 8 once the first is in).
+   */
+  private static String[] withSpread(String[] row, String throughput, String p99) {
+    List<String> cells = new ArrayList<>(Arrays.asList(row));
+    cells.add(5, throughput);
+    cells.add(9, p99);
+    return cells.toArray(String[]::new);
+  }
+
+  /** "lowest..highest" of a range figure, or "-" when the result has none. */
+  private static String range(StrategyResult r, String figure, boolean opsPerSecond) {
+    if (!(r.figures().get(figure) instanceof List<?> l) || l.size() != 2
+        || !(l.get(0) instanceof Number lo) || !(l.get(1) instanceof Number hi)) {
+      return "-";
+    }
+    return opsPerSecond
+        ? String.format(Locale.ROOT, "%,.0f..%,.0f", lo.doubleValue(), hi.doubleValue())
+        : ms(lo.doubleValue()) + ".." + ms(hi.doubleValue());
   }
 
   private static String[] withLockColumns(String[] row, String[] lock) {

@@ -1,0 +1,99 @@
+package io.writeguard.app.lab.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.writeguard.app.lab.LabReport.LatencyMs;
+import io.writeguard.app.lab.LabReport.StrategyResult;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The recommender on hand-built rows: what it says follows from the numbers, nothing else. */
+class RecommendationTest {
+  private static final Set<String> NAIVE = Set.of("naive");
+
+  /** A row: ops/s, p99 ms, lost, attempts and conflicts. */
+  private static StrategyResult row(String name, double opsS, double p99, long lost,
+      long attempts, long conflicts) {
+    long acked = (long) (opsS * 9);
+    return new StrategyResult(name, acked, lost, 0, opsS, new LatencyMs(p99 / 4, p99, p99 * 2),
+        attempts == 0 ? 0 : (double) conflicts / attempts, conflicts, attempts, conflicts,
+        acked, acked - lost, 9.0, null);
+  }
+
+  private static StrategyResult withErrors(StrategyResult r, long errors) {
+    return new StrategyResult(r.strategy(), r.acknowledged(), r.lostUpdates(), errors,
+        r.throughputOpsS(), r.latencyMs(), r.conflictRatio(), r.retries(), r.attempts(),
+        r.conflicts(), r.expected(), r.visible(), r.elapsedS(), "boom", null, 0, 0, Map.of());
+  }
+
+  @Test
+  void atomicFirstWithItsSpeedOverTheBestReaderThenTheReaderThenALockAcrossProcesses() {
+    List<String> lines = Recommendation.lines(List.of(
+        row("naive", 2000, 20, 500, 0, 0),
+        row("atomic", 3100, 4, 0, 0, 0),
+        row("optimistic", 1000, 4, 0, 1200, 200),
+        row("mongo-lock", 500, 90, 0, 0, 0)), NAIVE);
+
+    assertThat(lines.get(0)).isEqualTo("recommendation: atomic fits this change (no read"
+        + " needed): 3.1x optimistic, 0 lost, p99 4.00 ms; optimistic if you must read (0 lost,"
+        + " p99 4.00 ms, 16.7% conflicts); a lock (mongo-lock: 0.5x optimistic, p99 90.0 ms) only"
+        + " across processes with long work between read and write");
+    assertThat(lines).anySatisfy(l -> assertThat(l).contains("never: naive (lost 500"));
+  }
+
+  @Test
+  void aStrategyThatLostIsNeverRecommendedHoweverFast() {
+    List<String> lines = Recommendation.lines(List.of(
+        row("atomic", 1000, 5, 0, 0, 0),
+        row("optimistic", 800, 9, 0, 900, 10),
+        row("local-lock", 9000, 1, 42, 0, 0)), Set.of());
+
+    assertThat(lines.get(0)).contains("atomic fits", "1.3x optimistic", "optimistic if you must read")
+        .doesNotContain("local-lock");
+    assertThat(lines).anySatisfy(l -> assertThat(l).contains("never: local-lock (lost 42"));
+  }
+
+  @Test
+  void withoutAnAtomicRowTheFastestCleanReaderIsTheChoiceAndALocalLockSaysOneProcess() {
+    List<String> lines = Recommendation.lines(List.of(
+        row("optimistic", 800, 9, 0, 900, 300),
+        row("local-lock", 1200, 30, 0, 0, 0),
+        row("adaptive", 1100, 12, 0, 1000, 40)), Set.of());
+
+    assertThat(lines.get(0)).isEqualTo("recommendation: local-lock for this change (0 lost,"
+        + " p99 30.0 ms, one process only)");
+  }
+
+  @Test
+  void aStrategyThatFailedMoreThanOnePercentIsNoCandidate() {
+    List<String> lines = Recommendation.lines(List.of(
+        withErrors(row("atomic", 5000, 2, 0, 0, 0), 1000),
+        row("optimistic", 800, 9, 0, 900, 10)), Set.of());
+
+    assertThat(lines.get(0)).startsWith("recommendation: optimistic for this change")
+        .doesNotContain("atomic");
+  }
+
+  @Test
+  void whenEveryStrategyLostThereIsNoRecommendation() {
+    List<String> lines = Recommendation.lines(List.of(
+        row("naive", 2000, 20, 5, 0, 0), row("local-lock", 1000, 3, 1, 0, 0)), NAIVE);
+
+    assertThat(lines.get(0)).startsWith("recommendation: none");
+    assertThat(lines.get(1)).contains("never: naive (lost 5", "local-lock (lost 1 acknowledged update)");
+  }
+
+  @Test
+  void aRetryStormIsWarnedAboveTenPercentConflictsOnly() {
+    List<String> warnings = Recommendation.stormWarnings(List.of(
+        row("naive", 2000, 20, 5, 0, 0),
+        row("optimistic", 800, 120, 0, 1000, 345),
+        row("adaptive", 900, 30, 0, 1000, 100)), NAIVE);
+
+    assertThat(warnings).containsExactly("warning: retry storm: optimistic: 34.5% of 1,000"
+        + " attempts conflicted (above 10%), 345 retries, p99 120 ms; queue the hot document"
+        + " (adaptive, a lock) or change it with one atomic update");
+  }
+}
