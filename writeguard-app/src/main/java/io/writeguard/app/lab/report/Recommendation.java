@@ -66,7 +66,9 @@ public final class Recommendation {
     } else {
       List<String> parts = new ArrayList<>();
       noRead.ifPresent(a -> parts.add(a.strategy() + " fits this change (no read needed): "
-          + read.map(r -> times(a, r) + " " + r.strategy())
+          + read.map(r -> times(a, r) + " " + r.strategy() + (a.throughputOpsS()
+              < r.throughputOpsS() ? " (slower here, where " + r.strategy() + "'s group commit"
+              + " batches this process's updates; still no read and no retry)" : ""))
               .orElse(String.format(Locale.ROOT, "%,.0f ops/s", a.throughputOpsS()))
           + ", " + facts(a)));
       read.ifPresent(r -> parts.add(r.strategy() + (noRead.isPresent() ? " if you must read ("

@@ -44,6 +44,17 @@ class RecommendationTest {
   }
 
   @Test
+  void anAtomicStrategySlowerThanTheBestReaderSaysSo() {
+    List<String> lines = Recommendation.lines(List.of(
+        row("atomic", 400, 5, 0, 0, 0),
+        row("optimistic", 1000, 9, 0, 900, 10)), Set.of());
+
+    assertThat(lines.get(0)).contains("atomic fits this change (no read needed): 0.4x optimistic"
+        + " (slower here, where optimistic's group commit batches this process's updates; still"
+        + " no read and no retry)");
+  }
+
+  @Test
   void aStrategyThatLostIsNeverRecommendedHoweverFast() {
     List<String> lines = Recommendation.lines(List.of(
         row("atomic", 1000, 5, 0, 0, 0),
