@@ -22,6 +22,7 @@ public class WriteGuardProperties implements InitializingBean {
   private final Lock lock = new Lock();
   private final Monitor monitor = new Monitor();
   private final Metrics metrics = new Metrics();
+  private final Health health = new Health();
 
   /** Optimistic updaters made by {@link WriteGuardUpdaters}. */
   public Updater getUpdater() {
@@ -51,6 +52,11 @@ public class WriteGuardProperties implements InitializingBean {
   /** The Micrometer binding. */
   public Metrics getMetrics() {
     return metrics;
+  }
+
+  /** The health check. */
+  public Health getHealth() {
+    return health;
   }
 
   @Override
@@ -320,6 +326,23 @@ public class WriteGuardProperties implements InitializingBean {
 
     public void setPercentileHistograms(boolean percentileHistograms) {
       this.percentileHistograms = percentileHistograms;
+    }
+  }
+
+  /** The health check's settings. */
+  public static class Health {
+    /**
+     * How long the health check waits for the lock stores' answers; a store silent longer is
+     * reported DOWN.
+     */
+    private Duration timeout = Duration.ofSeconds(2);
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = Checks.positive("writeguard.health.timeout", timeout);
     }
   }
 }
