@@ -66,9 +66,11 @@ public class WriteGuardAutoConfiguration {
   @ConditionalOnMissingBean
   public WriteGuardUpdaters writeGuardUpdaters(MongoTemplate template,
       WriteGuardProperties properties, ObjectProvider<WriteGuardListener> listeners,
-      WriteGuardExceptionTranslator translator) {
+      WriteGuardExceptionTranslator translator, ListableBeanFactory beanFactory) {
+    // Lock services are looked up on first use, as for @LeaseLocked: the Redis one is made by
+    // a later auto-configuration, and an updater factory must not need one to exist.
     return new WriteGuardUpdaters(template, properties.getUpdater(), listenersOf(listeners),
-        translator);
+        translator, new LockServiceResolver(beanFactory)::resolve, properties.getLock());
   }
 
   @Bean(name = MONGO_LOCK_SERVICE)
