@@ -2,20 +2,24 @@ package io.writeguard.spring;
 
 import io.writeguard.internal.Checks;
 import java.time.Duration;
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * The {@code writeguard.*} settings. Every setter checks its value and names the property in
  * its message, so a bad value stops the application at startup with Boot's "Failed to bind
- * properties under 'writeguard....'" report (property, value, origin, reason); checks that
- * relate two values (a renew interval shorter than its lease) run once binding is done.
+ * properties under 'writeguard....'" report (property, value, origin, reason). Checks that
+ * relate two values (a renew interval shorter than its lease, a maximum backoff not below the
+ * base) run once binding is done: this class is its own {@link Validator}, which Boot's binder
+ * calls, so a failure is a binding failure too, reported by Boot's failure analyzer as
+ * "Binding to target ... failed" with the property, its value and the reason.
  *
  * <p>Defaults are the library's own. Mutable while Boot binds it, then read only: not
  * thread-safe to change after startup.
  */
 @ConfigurationProperties(prefix = "writeguard")
-public class WriteGuardProperties implements InitializingBean {
+public class WriteGuardProperties implements Validator {
   private final Updater updater = new Updater();
   private final MongoLock mongoLock = new MongoLock();
   private final RedisLock redisLock = new RedisLock();
@@ -60,13 +64,34 @@ public class WriteGuardProperties implements InitializingBean {
   }
 
   @Override
-  public void afterPropertiesSet() {
-    mongoLock.checkRenewal();
-    redisLock.checkRenewal();
+  public boolean supports(Class<?> type) {
+    return WriteGuardProperties.class.isAssignableFrom(type);
+  }
+
+  /** The checks that relate two values; each failure names both properties. */
+  @Override
+  public void validate(Object target, Errors errors) {
+    WriteGuardProperties properties = (WriteGuardProperties) target;
+    properties.mongoLock.checkRenewal(errors, "mongo-lock");
+    properties.redisLock.checkRenewal(errors, "redis-lock");
+    Updater updater = properties.updater;
     if (updater.maxBackoff.compareTo(updater.baseBackoff) < 0) {
-      throw new IllegalArgumentException("writeguard.updater.max-backoff must be >= "
-          + "writeguard.updater.base-backoff (" + updater.baseBackoff + "), was "
-          + updater.maxBackoff);
+      errors.rejectValue("updater.max-backoff", "writeguard.updater.max-backoff",
+          "writeguard.updater.max-backoff must be >= writeguard.updater.base-backoff ("
+              + updater.baseBackoff + "), was " + updater.maxBackoff);
+    }
+  }
+
+  /**
+   * Throws what {@link #validate} finds, for code that makes these properties without Boot.
+   *
+   * @throws IllegalArgumentException naming the properties and values
+   */
+  public void check() {
+    Errors errors = validateObject(this);
+    if (errors.hasErrors()) {
+      throw new IllegalArgumentException(String.join("; ", errors.getAllErrors().stream()
+          .map(e -> String.valueOf(e.getDefaultMessage())).toList()));
     }
   }
 
@@ -172,11 +197,12 @@ public class WriteGuardProperties implements InitializingBean {
 
     abstract String prefix();
 
-    void checkRenewal() {
+    void checkRenewal(Errors errors, String path) {
       String prefix = prefix();
       if (renewInterval.compareTo(lease) >= 0) {
-        throw new IllegalArgumentException(prefix + ".renew-interval must be shorter than "
-            + prefix + ".lease (" + lease + "), was " + renewInterval);
+        errors.rejectValue(path + ".renew-interval", prefix + ".renew-interval",
+            prefix + ".renew-interval must be shorter than " + prefix + ".lease (" + lease
+                + "), was " + renewInterval);
       }
     }
   }
