@@ -82,19 +82,6 @@ public class WriteGuardProperties implements Validator {
     }
   }
 
-  /**
-   * Throws what {@link #validate} finds, for code that makes these properties without Boot.
-   *
-   * @throws IllegalArgumentException naming the properties and values
-   */
-  public void check() {
-    Errors errors = validateObject(this);
-    if (errors.hasErrors()) {
-      throw new IllegalArgumentException(String.join("; ", errors.getAllErrors().stream()
-          .map(e -> String.valueOf(e.getDefaultMessage())).toList()));
-    }
-  }
-
   /** Retry settings of the optimistic updaters. */
   public static class Updater {
     /** Attempts in all, the first included; at least 1. */
