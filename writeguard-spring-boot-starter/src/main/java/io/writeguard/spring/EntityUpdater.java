@@ -1,12 +1,7 @@
 package io.writeguard.spring;
 
-import io.writeguard.update.Mutation;
-import io.writeguard.update.UpdateOutcome;
-import java.util.Objects;
 import java.util.function.UnaryOperator;
-import org.bson.Document;
 import org.springframework.data.mongodb.core.convert.MongoConverter;
-import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
 
 /**
  * Optimistic read-modify-write of one mapped entity, through the application's own
@@ -30,16 +25,11 @@ import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
  * <p>Thread-safe: one instance serves any number of threads.
  */
 public final class EntityUpdater<T> {
-  private final Class<T> type;
-  private final MongoPersistentEntity<?> entity;
-  private final MongoConverter converter;
+  private final EntityMapping<T> mapping;
   private final DocumentUpdater documents;
 
-  EntityUpdater(Class<T> type, MongoPersistentEntity<?> entity, MongoConverter converter,
-      DocumentUpdater documents) {
-    this.type = type;
-    this.entity = entity;
-    this.converter = converter;
+  EntityUpdater(EntityMapping<T> mapping, DocumentUpdater documents) {
+    this.mapping = mapping;
     this.documents = documents;
   }
 
@@ -55,57 +45,11 @@ public final class EntityUpdater<T> {
    * @throws IllegalArgumentException if {@code change} returned an entity with another id
    */
   public T update(Object id, UnaryOperator<T> change) {
-    Objects.requireNonNull(change, "change");
-    Object storedId = storedId(Objects.requireNonNull(id, "id"));
-    UpdateOutcome outcome = documents.update(storedId, current -> {
-      T changed = change.apply(converter.read(type, current));
-      if (changed == null) {
-        return Mutation.none();
-      }
-      return Mutation.replace(replacement(changed, current));
-    });
-    return converter.read(type, outcome.document().orElseThrow());
+    return mapping.update(id, change, documents::update);
   }
 
   /** The document updater underneath, for changes better said with update operators. */
   public DocumentUpdater documents() {
     return documents;
-  }
-
-  private Object storedId(Object id) {
-    var idProperty = entity.getIdProperty();
-    return idProperty == null ? id : converter.convertId(id, idProperty.getFieldType());
-  }
-
-  private Document replacement(T changed, Document current) {
-    Document written = new Document();
-    converter.write(changed, written);
-    Object changedId = written.get("_id");
-    if (changedId != null && !changedId.equals(current.get("_id"))) {
-      // Replacing would silently write the change to the document read, not the one named.
-      throw new IllegalArgumentException(type.getName() + " change of '" + current.get("_id")
-          + "' returned an entity with another id, '" + changedId + "': the id is not"
-          + " changed by an update; nothing written");
-    }
-    for (var field : current.entrySet()) {
-      String name = field.getKey();
-      if (!written.containsKey(name) && !"_id".equals(name) && !mapped(name)) {
-        written.put(name, field.getValue());
-      }
-    }
-    written.put("_id", current.get("_id"));
-    return written;
-  }
-
-  private boolean mapped(String fieldName) {
-    if (converter.getTypeMapper().isTypeKey(fieldName)) {
-      return true;
-    }
-    for (var property : entity) {
-      if (property.getFieldName().equals(fieldName)) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -3,6 +3,8 @@ package io.writeguard.spring;
 import io.writeguard.lock.LockService;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.beans.factory.ListableBeanFactory;
 
@@ -42,6 +44,24 @@ final class LockServiceResolver {
     }
     throw new IllegalStateException(byBackend.size() + " LockService beans have backend '" + name
         + "': name one by its bean name, of " + all.keySet());
+  }
+
+  /**
+   * The names {@link #resolve} accepts now: every backend that exactly one {@link LockService}
+   * bean has, and every bean name.
+   */
+  Set<String> names() {
+    Map<String, LockService> all = beans.getBeansOfType(LockService.class);
+    Set<String> names = new TreeSet<>();
+    Map<String, Long> backends = new java.util.HashMap<>();
+    all.values().forEach(service -> backends.merge(service.backend(), 1L, Long::sum));
+    backends.forEach((backend, count) -> {
+      if (count == 1) {
+        names.add(backend);
+      }
+    });
+    names.addAll(all.keySet());
+    return names;
   }
 
   private static String describe(Map<String, LockService> all) {

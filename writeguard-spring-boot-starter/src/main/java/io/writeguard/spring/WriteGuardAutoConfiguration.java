@@ -8,6 +8,7 @@ import io.writeguard.update.VersionedUpdater;
 import org.bson.Document;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -66,9 +67,11 @@ public class WriteGuardAutoConfiguration {
   @ConditionalOnMissingBean
   public WriteGuardUpdaters writeGuardUpdaters(MongoTemplate template,
       WriteGuardProperties properties, ObjectProvider<WriteGuardListener> listeners,
-      WriteGuardExceptionTranslator translator) {
+      WriteGuardExceptionTranslator translator, ListableBeanFactory beanFactory) {
+    // Lock services are looked up on first use, as for @LeaseLocked: the Redis one is made by
+    // a later auto-configuration, and an updater factory must not need one to exist.
     return new WriteGuardUpdaters(template, properties.getUpdater(), listenersOf(listeners),
-        translator);
+        translator, new LockServiceResolver(beanFactory)::resolve, properties.getLock());
   }
 
   @Bean(name = MONGO_LOCK_SERVICE)
@@ -105,6 +108,34 @@ public class WriteGuardAutoConfiguration {
       }
     };
   }
+
+  /**
+   * Refuses at startup a {@code writeguard.lock.default-service} the application set that names
+   * no lock service, naming the value and the ones there are; left unset, the default
+   * ({@code mongo}) is checked when first used, so an application without lock services starts.
+   */
+  @Bean
+  public SmartInitializingSingleton writeGuardDefaultLockServiceCheck(
+      ListableBeanFactory beanFactory, WriteGuardProperties properties, Environment environment) {
+    return () -> {
+      if (!environment.containsProperty(DEFAULT_SERVICE)) {
+        return;
+      }
+      String name = properties.getLock().getDefaultService();
+      LockServiceResolver resolver = new LockServiceResolver(beanFactory);
+      try {
+        resolver.resolve(name);
+      } catch (IllegalStateException e) {
+        java.util.Set<String> allowed = resolver.names();
+        throw new IllegalStateException(DEFAULT_SERVICE + "=" + name + " names no lock"
+            + " service; allowed: " + (allowed.isEmpty() ? "none (no LockService bean)"
+            : String.join(", ", allowed)) + " (" + e.getMessage() + ")", e);
+      }
+    };
+  }
+
+  /** The lock service of {@code @LeaseLocked} methods and locked updaters that name none. */
+  static final String DEFAULT_SERVICE = "writeguard.lock.default-service";
 
   @Bean
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)

@@ -20,6 +20,7 @@ import org.springframework.dao.EmptyResultDataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.dao.support.PersistenceExceptionTranslator;
 
 /**
@@ -30,7 +31,12 @@ import org.springframework.dao.support.PersistenceExceptionTranslator;
  * <table>
  *   <caption>The translation</caption>
  *   <tr><th>WriteGuard</th><th>Spring</th></tr>
- *   <tr><td>{@link RetriesExhaustedException}</td><td>{@link OptimisticLockingFailureException}</td></tr>
+ *   <tr><td>{@link RetriesExhaustedException} after at least one attempt, the last one lost to a
+ *       version conflict (no cause)</td><td>{@link OptimisticLockingFailureException}</td></tr>
+ *   <tr><td>{@link RetriesExhaustedException} whose last failure was transient (a cause: the
+ *       database unreachable or slow), or after 0 attempts (the budget ran out before the
+ *       first, e.g. while queued behind a stalled database)</td>
+ *       <td>{@link TransientDataAccessResourceException}</td></tr>
  *   <tr><td>{@link LockTimeoutException}</td><td>{@link CannotAcquireLockException}</td></tr>
  *   <tr><td>{@link StaleLockException}</td><td>{@link PessimisticLockingFailureException}</td></tr>
  *   <tr><td>{@link LockBackendException}</td><td>{@link DataAccessResourceFailureException}</td></tr>
@@ -46,7 +52,11 @@ import org.springframework.dao.support.PersistenceExceptionTranslator;
  * Everything else is left alone ({@link #translateExceptionIfPossible} returns null): an
  * interrupt stays a {@code WriteGuardInterruptedException}, and an application's own exception
  * thrown by a mutator reaches the caller unchanged. Both Spring lock exceptions are
- * {@code ConcurrencyFailureException}s. A {@code WriteOutcomeUnknownException} is deliberately
+ * {@code ConcurrencyFailureException}s. An exhausted budget is a conflict only when conflicts
+ * exhausted it: an outage or a stall is not reported as one, so that a caller does not re-read
+ * and retry against a database that is not answering as if another writer had won; a
+ * {@link TransientDataAccessResourceException} says "the resource failed for now", and nothing
+ * was written. A {@code WriteOutcomeUnknownException} is deliberately
  * not made a transient (retryable) exception: the write may have happened, so retrying it
  * blindly could apply it twice; check its cause before doing anything.
  *
@@ -61,8 +71,10 @@ public class WriteGuardExceptionTranslator implements PersistenceExceptionTransl
       return null;
     }
     String message = ex.getMessage();
-    if (ex instanceof RetriesExhaustedException) {
-      return new OptimisticLockingFailureException(message, ex);
+    if (ex instanceof RetriesExhaustedException exhausted) {
+      return exhaustedByConflicts(exhausted)
+          ? new OptimisticLockingFailureException(message, ex)
+          : new TransientDataAccessResourceException(message, ex);
     }
     if (ex instanceof LockTimeoutException) {
       return new CannotAcquireLockException(message, ex);
@@ -91,6 +103,14 @@ public class WriteGuardExceptionTranslator implements PersistenceExceptionTransl
       return new DataAccessResourceFailureException(message, ex);
     }
     return null;
+  }
+
+  /**
+   * Whether version conflicts used up the budget: at least one attempt was made and the last
+   * one failed on a moved version, not on a transient error (which is kept as the cause).
+   */
+  private static boolean exhaustedByConflicts(RetriesExhaustedException exhausted) {
+    return exhausted.attempts() >= 1 && exhausted.getCause() == null;
   }
 
   /** {@code ex} translated if a translation exists, else {@code ex} itself. */

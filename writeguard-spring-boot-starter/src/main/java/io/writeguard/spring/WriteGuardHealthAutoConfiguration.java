@@ -11,7 +11,7 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The {@code writeGuard} health contributor (Actuator's {@code /actuator/health}): are the lock
- * stores reachable. Switched off with {@code management.health.writeguard.enabled=false}.
+ * stores reachable, answered within {@code writeguard.health.timeout}. Switched off with {@code management.health.writeguard.enabled=false}.
  */
 @AutoConfiguration(after = {WriteGuardAutoConfiguration.class,
     WriteGuardRedisAutoConfiguration.class})
@@ -23,7 +23,9 @@ public class WriteGuardHealthAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean(name = "writeGuardHealthIndicator")
-  public WriteGuardHealthIndicator writeGuardHealthIndicator(ObjectProvider<LockStoreProbe> probes) {
-    return new WriteGuardHealthIndicator(probes.orderedStream().toList());
+  public WriteGuardHealthIndicator writeGuardHealthIndicator(ObjectProvider<LockStoreProbe> probes,
+      WriteGuardProperties properties) {
+    return new WriteGuardHealthIndicator(probes.orderedStream().toList(),
+        properties.getHealth().getTimeout());
   }
 }

@@ -2,26 +2,31 @@ package io.writeguard.spring;
 
 import io.writeguard.internal.Checks;
 import java.time.Duration;
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * The {@code writeguard.*} settings. Every setter checks its value and names the property in
  * its message, so a bad value stops the application at startup with Boot's "Failed to bind
- * properties under 'writeguard....'" report (property, value, origin, reason); checks that
- * relate two values (a renew interval shorter than its lease) run once binding is done.
+ * properties under 'writeguard....'" report (property, value, origin, reason). Checks that
+ * relate two values (a renew interval shorter than its lease, a maximum backoff not below the
+ * base) run once binding is done: this class is its own {@link Validator}, which Boot's binder
+ * calls, so a failure is a binding failure too, reported by Boot's failure analyzer as
+ * "Binding to target ... failed" with the property, its value and the reason.
  *
  * <p>Defaults are the library's own. Mutable while Boot binds it, then read only: not
  * thread-safe to change after startup.
  */
 @ConfigurationProperties(prefix = "writeguard")
-public class WriteGuardProperties implements InitializingBean {
+public class WriteGuardProperties implements Validator {
   private final Updater updater = new Updater();
   private final MongoLock mongoLock = new MongoLock();
   private final RedisLock redisLock = new RedisLock();
   private final Lock lock = new Lock();
   private final Monitor monitor = new Monitor();
   private final Metrics metrics = new Metrics();
+  private final Health health = new Health();
 
   /** Optimistic updaters made by {@link WriteGuardUpdaters}. */
   public Updater getUpdater() {
@@ -53,14 +58,27 @@ public class WriteGuardProperties implements InitializingBean {
     return metrics;
   }
 
+  /** The health check. */
+  public Health getHealth() {
+    return health;
+  }
+
   @Override
-  public void afterPropertiesSet() {
-    mongoLock.checkRenewal();
-    redisLock.checkRenewal();
+  public boolean supports(Class<?> type) {
+    return WriteGuardProperties.class.isAssignableFrom(type);
+  }
+
+  /** The checks that relate two values; each failure names both properties. */
+  @Override
+  public void validate(Object target, Errors errors) {
+    WriteGuardProperties properties = (WriteGuardProperties) target;
+    properties.mongoLock.checkRenewal(errors, "mongo-lock");
+    properties.redisLock.checkRenewal(errors, "redis-lock");
+    Updater updater = properties.updater;
     if (updater.maxBackoff.compareTo(updater.baseBackoff) < 0) {
-      throw new IllegalArgumentException("writeguard.updater.max-backoff must be >= "
-          + "writeguard.updater.base-backoff (" + updater.baseBackoff + "), was "
-          + updater.maxBackoff);
+      errors.rejectValue("updater.max-backoff", "writeguard.updater.max-backoff",
+          "writeguard.updater.max-backoff must be >= writeguard.updater.base-backoff ("
+              + updater.baseBackoff + "), was " + updater.maxBackoff);
     }
   }
 
@@ -166,11 +184,12 @@ public class WriteGuardProperties implements InitializingBean {
 
     abstract String prefix();
 
-    void checkRenewal() {
+    void checkRenewal(Errors errors, String path) {
       String prefix = prefix();
       if (renewInterval.compareTo(lease) >= 0) {
-        throw new IllegalArgumentException(prefix + ".renew-interval must be shorter than "
-            + prefix + ".lease (" + lease + "), was " + renewInterval);
+        errors.rejectValue(path + ".renew-interval", prefix + ".renew-interval",
+            prefix + ".renew-interval must be shorter than " + prefix + ".lease (" + lease
+                + "), was " + renewInterval);
       }
     }
   }
@@ -320,6 +339,23 @@ public class WriteGuardProperties implements InitializingBean {
 
     public void setPercentileHistograms(boolean percentileHistograms) {
       this.percentileHistograms = percentileHistograms;
+    }
+  }
+
+  /** The health check's settings. */
+  public static class Health {
+    /**
+     * How long the health check waits for the lock stores' answers; a store silent longer is
+     * reported DOWN.
+     */
+    private Duration timeout = Duration.ofSeconds(2);
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = Checks.positive("writeguard.health.timeout", timeout);
     }
   }
 }

@@ -24,8 +24,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *
  * <p>Needs writeguard-redis on the classpath; works with a standalone, Sentinel or Redis
  * Cluster factory (on a cluster the lock uses the factory's {@link RedisClusterClient}, and
- * its topology refresh settings decide how soon a failover is followed). Redis must answer at
- * startup: the service loads its scripts when it is made.
+ * its topology refresh settings decide how soon a failover is followed). The service is a
+ * {@link LazyLockService}: it connects and loads its scripts on its first use, so the
+ * application starts while Redis is down, and lock calls fail with a
+ * {@code LockBackendException} (translated: {@code DataAccessResourceFailureException}) until
+ * Redis answers.
  */
 @AutoConfiguration(after = WriteGuardAutoConfiguration.class,
     afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -39,16 +42,20 @@ public class WriteGuardRedisAutoConfiguration {
 
   @Bean(name = REDIS_LOCK_SERVICE)
   @ConditionalOnMissingBean(RedisLockService.class)
-  public RedisLockService writeGuardRedisLockService(LettuceConnectionFactory connectionFactory,
+  public LazyLockService writeGuardRedisLockService(LettuceConnectionFactory connectionFactory,
       WriteGuardProperties properties, ObjectProvider<WriteGuardListener> listeners) {
     WriteGuardProperties.RedisLock lock = properties.getRedisLock();
-    return connectTo(RedisLockService.builder(), connectionFactory)
-        .keyPrefix(lock.getKeyPrefix())
-        .lease(lock.getLease())
-        .renewInterval(lock.getRenewInterval())
-        .commandTimeout(lock.getCommandTimeout())
-        .listener(WriteGuardAutoConfiguration.listenersOf(listeners))
-        .build();
+    WriteGuardListener listener = WriteGuardAutoConfiguration.listenersOf(listeners);
+    // Connected on first use: the application starts while Redis is down, and lock calls fail
+    // with a LockBackendException until it answers.
+    return new LazyLockService(RedisLockService.BACKEND,
+        () -> connectTo(RedisLockService.builder(), connectionFactory)
+            .keyPrefix(lock.getKeyPrefix())
+            .lease(lock.getLease())
+            .renewInterval(lock.getRenewInterval())
+            .commandTimeout(lock.getCommandTimeout())
+            .listener(listener)
+            .build());
   }
 
   @Bean

@@ -2,13 +2,18 @@ package io.writeguard.spring;
 
 import com.mongodb.client.MongoCollection;
 import io.writeguard.lock.FencedWriter;
+import io.writeguard.lock.LockService;
 import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.update.LockedUpdater;
 import io.writeguard.update.RetryPolicy;
 import io.writeguard.update.VersionedUpdater;
 import io.writeguard.version.VersionPolicy;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.bson.Document;
 import org.springframework.data.mongodb.core.MongoTemplate;
 import org.springframework.data.mongodb.core.mapping.MongoPersistentEntity;
@@ -39,11 +44,18 @@ public final class WriteGuardUpdaters {
   private final String strategyName;
   private final WriteGuardListener listener;
   private final WriteGuardExceptionTranslator translator;
+  private final Function<String, LockService> lockServices;
+  private final String defaultLockService;
+  private final Duration lockWait;
+  private final Map<List<Object>, LockedEntityUpdater<?>> lockedByEntity =
+      new ConcurrentHashMap<>();
   private final Map<String, DocumentUpdater> byCollection = new ConcurrentHashMap<>();
   private final Map<Class<?>, EntityUpdater<?>> byEntity = new ConcurrentHashMap<>();
   private final Map<String, FencedWriter> fencedByCollection = new ConcurrentHashMap<>();
 
   /**
+   * Without lock services: {@link #lockedEntities} is refused.
+   *
    * @param template the application's template
    * @param properties {@code writeguard.updater.*}
    * @param listener hears every updater's events (the conflict monitor, the meters)
@@ -51,6 +63,24 @@ public final class WriteGuardUpdaters {
    */
   public WriteGuardUpdaters(MongoTemplate template, WriteGuardProperties.Updater properties,
       WriteGuardListener listener, WriteGuardExceptionTranslator translator) {
+    this(template, properties, listener, translator, name -> {
+      throw new IllegalStateException("this WriteGuardUpdaters was made without lock services;"
+          + " no lock service '" + name + "'");
+    }, new WriteGuardProperties.Lock());
+  }
+
+  /**
+   * @param template the application's template
+   * @param properties {@code writeguard.updater.*}
+   * @param listener hears every updater's events (the conflict monitor, the meters)
+   * @param translator turns failures into Spring exceptions
+   * @param lockServices the lock service of a name ({@code mongo}, {@code redis}, a bean
+   *     name), asked on the first {@link #lockedEntities} call for that name
+   * @param lock {@code writeguard.lock.*}: the default lock service and lock wait
+   */
+  public WriteGuardUpdaters(MongoTemplate template, WriteGuardProperties.Updater properties,
+      WriteGuardListener listener, WriteGuardExceptionTranslator translator,
+      Function<String, LockService> lockServices, WriteGuardProperties.Lock lock) {
     this.template = Objects.requireNonNull(template, "template");
     this.retryPolicy = RetryPolicy.builder()
         .maxAttempts(properties.getMaxAttempts())
@@ -61,6 +91,9 @@ public final class WriteGuardUpdaters {
     this.strategyName = properties.getStrategyName();
     this.listener = Objects.requireNonNull(listener, "listener");
     this.translator = Objects.requireNonNull(translator, "translator");
+    this.lockServices = Objects.requireNonNull(lockServices, "lockServices");
+    this.defaultLockService = lock.getDefaultService();
+    this.lockWait = lock.getDefaultWait();
   }
 
   /** An updater of {@code Document}s in the collection named {@code collectionName}. */
@@ -82,9 +115,51 @@ public final class WriteGuardUpdaters {
   /** An updater of {@code entityType} entities, mapped by the template's converter. */
   @SuppressWarnings("unchecked")
   public <T> EntityUpdater<T> entities(Class<T> entityType) {
-    return (EntityUpdater<T>) byEntity.computeIfAbsent(entityType, type -> new EntityUpdater<>(
-        entityType, persistentEntity(entityType), template.getConverter(),
-        documents(entityType)));
+    return (EntityUpdater<T>) byEntity.computeIfAbsent(entityType,
+        type -> new EntityUpdater<>(mapping(entityType), documents(entityType)));
+  }
+
+  /**
+   * An updater of {@code entityType} entities under a lease lock per document, on the lock
+   * service {@code writeguard.lock.default-service}: see {@link #lockedEntities(Class, String)}.
+   */
+  public <T> LockedEntityUpdater<T> lockedEntities(Class<T> entityType) {
+    return lockedEntities(entityType, defaultLockService);
+  }
+
+  /**
+   * An updater of {@code entityType} entities under a lease lock per document, mapped as
+   * {@link #entities} maps them. It is built on the same collection's optimistic updater (the
+   * one {@link #documents(Class)} returns): the same version field, retry policy
+   * ({@code writeguard.updater.*}), listeners, and exception translation; its lock wait is
+   * {@code writeguard.lock.default-wait}, its lock keys {@code <collection>:<_id>}, and it
+   * reports events under the strategy name {@value #LOCKED_STRATEGY}.
+   *
+   * @param service a lock service: a backend ({@code mongo}, {@code redis}, {@code local}) or a
+   *     {@code LockService} bean name
+   * @throws IllegalStateException if there is no such lock service
+   */
+  @SuppressWarnings("unchecked")
+  public <T> LockedEntityUpdater<T> lockedEntities(Class<T> entityType, String service) {
+    Objects.requireNonNull(entityType, "entityType");
+    Objects.requireNonNull(service, "service");
+    return (LockedEntityUpdater<T>) lockedByEntity.computeIfAbsent(List.of(entityType, service),
+        k -> {
+          LockedUpdater locked = LockedUpdater
+              .builder(documents(entityType).unwrap(), lockServices.apply(service))
+              .lockWait(lockWait)
+              .strategyName(LOCKED_STRATEGY)
+              .build();
+          return new LockedEntityUpdater<>(mapping(entityType),
+              new LockedDocumentUpdater(locked, translator));
+        });
+  }
+
+  /** The strategy name the locked updaters report events and meters under. */
+  public static final String LOCKED_STRATEGY = "locked";
+
+  private <T> EntityMapping<T> mapping(Class<T> entityType) {
+    return new EntityMapping<>(entityType, persistentEntity(entityType), template.getConverter());
   }
 
   /**

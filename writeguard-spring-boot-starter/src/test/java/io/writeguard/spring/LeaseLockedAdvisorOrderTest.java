@@ -158,6 +158,7 @@ class LeaseLockedAdvisorOrderTest {
   @Test
   void theAdvisorOrderIsConfigurable() {
     runner.withConfiguration(AutoConfigurations.of(WriteGuardAutoConfiguration.class))
+        .withBean(LockService.class, RecordingLocks::new) // the default service it names
         .withPropertyValues("writeguard.lock.advisor-order=42")
         .run(context -> assertThat(context.getBean(LeaseLockedAdvisor.class).getOrder())
             .isEqualTo(42));

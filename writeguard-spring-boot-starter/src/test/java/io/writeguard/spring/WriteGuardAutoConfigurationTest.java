@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.micrometer.WriteGuardMetrics;
 import io.writeguard.monitor.ConflictMonitor;
-import io.writeguard.redis.RedisLockService;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.RetriesExhaustedException;
 import java.util.ArrayList;
@@ -52,7 +51,7 @@ class WriteGuardAutoConfigurationTest {
           .hasSingleBean(MongoLeaseLockService.class).hasSingleBean(ConflictMonitor.class)
           .hasSingleBean(WriteGuardExceptionTranslator.class)
           .hasSingleBean(WriteGuardHealthIndicator.class)
-          .doesNotHaveBean(RedisLockService.class).doesNotHaveBean(WriteGuardMetrics.class);
+          .doesNotHaveBean(LazyLockService.class).doesNotHaveBean(WriteGuardMetrics.class);
       assertThat(context.getBean(WriteGuardHealthIndicator.class).health().getDetails())
           .containsOnlyKeys("mongo");
     });
@@ -89,12 +88,12 @@ class WriteGuardAutoConfigurationTest {
         .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
         .withPropertyValues("spring.data.redis.url=" + TestServers.redisUri());
     redis.run(context -> {
-      assertThat(context).hasSingleBean(RedisLockService.class);
+      assertThat(context).hasSingleBean(LazyLockService.class);
       assertThat(context.getBean(WriteGuardHealthIndicator.class).health().getDetails())
           .containsOnlyKeys("mongo", "redis");
     });
     redis.withPropertyValues("writeguard.redis-lock.enabled=false")
-        .run(context -> assertThat(context).doesNotHaveBean(RedisLockService.class));
+        .run(context -> assertThat(context).doesNotHaveBean(LazyLockService.class));
   }
 
   @ParameterizedTest

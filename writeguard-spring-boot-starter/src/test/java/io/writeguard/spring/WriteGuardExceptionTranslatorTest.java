@@ -20,6 +20,7 @@ import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.EmptyResultDataAccessException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.dao.TransientDataAccessException;
+import org.springframework.dao.TransientDataAccessResourceException;
 
 class WriteGuardExceptionTranslatorTest {
   private final WriteGuardExceptionTranslator translator = new WriteGuardExceptionTranslator();
@@ -33,6 +34,43 @@ class WriteGuardExceptionTranslatorTest {
     assertThat(translated).isInstanceOf(OptimisticLockingFailureException.class)
         .hasCause(exhausted).hasMessage(exhausted.getMessage());
     assertThat(translated.getMessage()).contains("acct-1");
+  }
+
+  @Test
+  void aBudgetWhoseLastFailureWasTransientIsATransientResourceFailureNotAConflict() {
+    var timeout = new com.mongodb.MongoSocketReadTimeoutException("timed out",
+        new com.mongodb.ServerAddress(), new java.net.SocketTimeoutException("read timed out"));
+    for (var budget : RetriesExhaustedException.Budget.values()) {
+      var exhausted = new RetriesExhaustedException("accounts", "acct-1", 4, ELAPSED, budget,
+          OptionalLong.of(7), timeout);
+      DataAccessException translated = translator.translateExceptionIfPossible(exhausted);
+      assertThat(translated).isInstanceOf(TransientDataAccessResourceException.class)
+          .isNotInstanceOf(ConcurrencyFailureException.class)
+          .hasCause(exhausted).hasMessage(exhausted.getMessage());
+      assertThat(translated.getMessage()).contains("transient error");
+    }
+  }
+
+  @Test
+  void aBudgetSpentBeforeTheFirstAttemptIsATransientResourceFailureNotAConflict() {
+    // queued while the database stalled: the deadline passed before this caller's first attempt
+    var queued = new RetriesExhaustedException("accounts", "acct-1", 0, Duration.ofSeconds(5),
+        RetriesExhaustedException.Budget.DEADLINE, OptionalLong.empty(), null);
+    assertThat(translator.translateExceptionIfPossible(queued))
+        .isInstanceOf(TransientDataAccessResourceException.class)
+        .isNotInstanceOf(OptimisticLockingFailureException.class).hasCause(queued);
+  }
+
+  @Test
+  void aBudgetSpentOnConflictsStaysAConflictWhicheverBudgetRanOut() {
+    for (var budget : RetriesExhaustedException.Budget.values()) {
+      for (int attempts : new int[] {1, 10}) {
+        var exhausted = new RetriesExhaustedException("accounts", "acct-1", attempts, ELAPSED,
+            budget, OptionalLong.of(7), null);
+        assertThat(translator.translateExceptionIfPossible(exhausted))
+            .isInstanceOf(OptimisticLockingFailureException.class).hasCause(exhausted);
+      }
+    }
   }
 
   @Test

@@ -9,7 +9,6 @@ import io.writeguard.lock.LockService;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.lock.StaleLockException;
 import io.writeguard.update.DocumentNotFoundException;
-import io.writeguard.redis.RedisLockService;
 import io.writeguard.spring.CurrentLock;
 import io.writeguard.spring.TestServers;
 import io.writeguard.spring.WriteGuardHealthIndicator;
@@ -60,7 +59,8 @@ class ExampleApplicationTest {
   @Autowired MeterRegistry meters;
   @Autowired WriteGuardHealthIndicator health;
   @Autowired MongoLeaseLockService mongoLocks;
-  @Autowired RedisLockService redisLocks;
+  @Autowired @org.springframework.beans.factory.annotation.Qualifier("writeGuardRedisLockService")
+  LockService redisLocks;
 
   private String id;
 
