@@ -3,8 +3,10 @@ package io.writeguard.update;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -73,8 +75,8 @@ final class MergedWrite {
   private final List<List<String[]>> pathsByCaller = new ArrayList<>();
   private final Map<String, Entry> entries = new LinkedHashMap<>();
   private final Map<String, BsonDocument> guards = new LinkedHashMap<>();
-  /** Per embedded document (by path; "" is the root): the keys written there, by caller. */
-  private final Map<String, Map<String, Integer>> created = new HashMap<>();
+  /** Per embedded document (by path; "" is the root): the keys the callers write there. */
+  private final Map<String, Set<String>> created = new HashMap<>();
   private int callers;
 
   private MergedWrite(boolean replacing, BsonDocument read,
@@ -149,6 +151,7 @@ final class MergedWrite {
     BsonValue operand; // the single operand, or the chosen one ($min/$max)
     List<BsonValue> each; // $push / $addToSet values, in order
     int count; // operations merged into this entry
+    int eachSize; // in an undo's copy: the length of each when it was taken
     long incSum;
     boolean incAllInt32;
     boolean removed; // $unset of exactly this path, not re-created since
@@ -160,6 +163,34 @@ final class MergedWrite {
 
     boolean known() {
       return operator.equals("$set") || operator.equals("$unset");
+    }
+
+    /** Its state, for an undo: the values list is shared, its length kept. */
+    Entry copy() {
+      Entry c = new Entry(path, segments);
+      c.operator = operator;
+      c.operand = operand;
+      c.each = each;
+      c.eachSize = each == null ? 0 : each.size();
+      c.count = count;
+      c.incSum = incSum;
+      c.incAllInt32 = incAllInt32;
+      c.removed = removed;
+      return c;
+    }
+
+    /** Back to a state {@link #copy} took (values added since are dropped). */
+    void restore(Entry from) {
+      operator = from.operator;
+      operand = from.operand;
+      each = from.each;
+      if (each != null) {
+        each.subList(from.eachSize, each.size()).clear();
+      }
+      count = from.count;
+      incSum = from.incSum;
+      incAllInt32 = from.incAllInt32;
+      removed = from.removed;
     }
   }
 
@@ -184,29 +215,17 @@ final class MergedWrite {
       pathsByCaller.add(paths);
       return true; // every later change is computed in memory on the known replacement
     }
-    Map<String, Entry> saved = snapshotEntries();
-    Map<String, BsonDocument> savedGuards = new LinkedHashMap<>();
-    guards.forEach((k, v) -> savedGuards.put(k, v.clone()));
-    Map<String, Map<String, Integer>> savedCreated = new HashMap<>();
-    created.forEach((k, v) -> savedCreated.put(k, new HashMap<>(v)));
+    Undo undo = new Undo();
     int caller = callers;
     boolean ok = true;
     for (Op op : ops) {
-      if (!merge(op, caller, after)) {
+      if (!merge(op, after, undo)) {
         ok = false;
         break;
       }
     }
-    if (ok) {
-      ok = keysInPlace(ops, caller);
-    }
-    if (!ok) {
-      entries.clear();
-      entries.putAll(saved);
-      guards.clear();
-      guards.putAll(savedGuards);
-      created.clear();
-      created.putAll(savedCreated);
+    if (!ok || !keysInPlace(ops, caller, undo)) {
+      undo.revert();
       return false;
     }
     callers++;
@@ -235,7 +254,7 @@ final class MergedWrite {
     return ops;
   }
 
-  private boolean merge(Op op, int caller, BsonDocument after) {
+  private boolean merge(Op op, BsonDocument after, Undo undo) {
     Entry overlapping = null;
     for (Entry e : entries.values()) {
       if (isPrefix(e.segments, op.segments)) {
@@ -250,9 +269,11 @@ final class MergedWrite {
       Entry e = new Entry(op.path, op.segments);
       start(e, op);
       entries.put(op.path, e);
+      undo.added(op.path);
       return true;
     }
     Entry e = overlapping;
+    undo.changing(e);
     if (e.known()) {
       boolean same = e.segments.length == op.segments.length;
       if (e.removed && !(op.operator.equals("$unset") || op.operator.equals("$pull"))) {
@@ -275,7 +296,7 @@ final class MergedWrite {
     if (e.segments.length != op.segments.length) {
       return false; // inside a path another caller changed with an operator
     }
-    return compose(e, op);
+    return compose(e, op, undo);
   }
 
   private void start(Entry e, Op op) {
@@ -293,14 +314,14 @@ final class MergedWrite {
     }
   }
 
-  private boolean compose(Entry e, Op op) {
+  private boolean compose(Entry e, Op op, Undo undo) {
     if (!e.operator.equals(op.operator)) {
       return false;
     }
     e.count++;
     switch (op.operator) {
       case "$inc":
-        return addAmount(e, op.operand);
+        return addAmount(e, op.operand, undo);
       case "$push":
       case "$addToSet":
         e.each.addAll(values(op.operand));
@@ -317,7 +338,7 @@ final class MergedWrite {
    * A second {@code $inc} amount: added only if the value read there is an integer or missing,
    * reached through embedded documents only, and the write requires it still is.
    */
-  private boolean addAmount(Entry e, BsonValue amount) {
+  private boolean addAmount(Entry e, BsonValue amount, Undo undo) {
     BsonValue first = e.operand;
     if (!isInteger(first) || !isInteger(amount)) {
       return false;
@@ -347,7 +368,7 @@ final class MergedWrite {
     e.incSum = sum;
     e.incAllInt32 = allInt32;
     guard(e.path, "$not", new BsonDocument("$type",
-        new BsonArray(List.of(new BsonString("double"), new BsonString("decimal")))));
+        new BsonArray(List.of(new BsonString("double"), new BsonString("decimal")))), undo);
     return true;
   }
 
@@ -370,7 +391,7 @@ final class MergedWrite {
    * may be missing from the document read; the others must still exist when the write
    * arrives, which its filter requires.
    */
-  private boolean keysInPlace(List<Op> ops, int caller) {
+  private boolean keysInPlace(List<Op> ops, int caller, Undo undo) {
     for (Op op : ops) {
       if (op.operator.equals("$unset") || op.operator.equals("$pull") || insideKnown(op)) {
         continue; // creates nothing, or only inside a value the merged write sets whole
@@ -378,26 +399,28 @@ final class MergedWrite {
       for (int depth = 1; depth <= op.segments.length; depth++) {
         String parent = join(op.segments, depth - 1);
         String key = op.segments[depth - 1];
-        Map<String, Integer> keys = created.computeIfAbsent(parent, p -> new LinkedHashMap<>());
-        keys.putIfAbsent(key, caller);
+        Set<String> keys = created.computeIfAbsent(parent, p -> new LinkedHashSet<>());
+        if (keys.add(key)) {
+          undo.created(parent, key);
+        }
       }
     }
     if (caller == 0) {
       return true; // alone, its update is sent as it is
     }
-    for (Map.Entry<String, Map<String, Integer>> parent : created.entrySet()) {
-      Map<String, Integer> keys = parent.getValue();
+    for (Map.Entry<String, Set<String>> parent : created.entrySet()) {
+      Set<String> keys = parent.getValue();
       if (keys.size() < 2) {
         continue; // one key: created (or not) as a lone update would
       }
       // Keys of one caller too: merged, its operators are regrouped with the others', and a
       // server that creates fields in the update's order would create them in another order.
       int missing = 0;
-      for (String key : keys.keySet()) {
+      for (String key : keys) {
         String path = parent.getKey().isEmpty() ? key : parent.getKey() + "." + key;
         String[] segments = path.split("\\.", -1);
         if (throughDocuments(read, segments) && valueAt(read, segments) != null) {
-          guard(path, "$exists", org.bson.BsonBoolean.TRUE);
+          guard(path, "$exists", org.bson.BsonBoolean.TRUE, undo);
         } else if (++missing > 1) {
           return false;
         }
@@ -421,15 +444,26 @@ final class MergedWrite {
    * a query path runs through arrays (it would match {@code p.0.b} in {@code p[0]["0"].b}),
    * an update path does not, so the condition must hold where the update writes.
    */
-  private void guard(String path, String operator, BsonValue condition) {
-    guards.computeIfAbsent(path, p -> new BsonDocument()).put(operator, condition);
+  private void guard(String path, String operator, BsonValue condition, Undo undo) {
+    condition(path, operator, condition, undo);
     int dot = path.lastIndexOf('.');
     while (dot > 0) {
       String ancestor = path.substring(0, dot);
-      guards.computeIfAbsent(ancestor, p -> new BsonDocument())
-          .put("$not", new BsonDocument("$type", new BsonString("array")));
+      condition(ancestor, "$not", new BsonDocument("$type", new BsonString("array")), undo);
       dot = ancestor.lastIndexOf('.');
     }
+  }
+
+  private void condition(String path, String operator, BsonValue condition, Undo undo) {
+    BsonDocument conditions = guards.get(path);
+    if (conditions == null) {
+      conditions = new BsonDocument();
+      guards.put(path, conditions);
+    }
+    if (!conditions.containsKey(operator)) {
+      undo.guarded(path, operator);
+    }
+    conditions.put(operator, condition);
   }
 
   /**
@@ -470,20 +504,68 @@ final class MergedWrite {
     return guard;
   }
 
-  private Map<String, Entry> snapshotEntries() {
-    Map<String, Entry> copy = new LinkedHashMap<>();
-    for (Entry e : entries.values()) {
-      Entry c = new Entry(e.path, e.segments);
-      c.operator = e.operator;
-      c.operand = e.operand;
-      c.each = e.each == null ? null : new ArrayList<>(e.each);
-      c.incSum = e.incSum;
-      c.incAllInt32 = e.incAllInt32;
-      c.count = e.count;
-      c.removed = e.removed;
-      copy.put(c.path, c);
+  /**
+   * What one {@link #add} changed, to put back if the caller is refused: entries added, the
+   * state of entries changed, guard conditions and created keys added. Small, where copying
+   * the whole merge for every caller was not.
+   */
+  private final class Undo {
+    private List<String> addedEntries;
+    private List<Entry> changedEntries; // copies of their state before the change
+    private List<String[]> addedConditions; // {path, operator}
+    private List<String[]> createdKeys; // {parent, key}
+
+    void added(String path) {
+      addedEntries = push(addedEntries, path);
     }
-    return copy;
+
+    void changing(Entry e) {
+      changedEntries = push(changedEntries, e.copy());
+    }
+
+    void guarded(String path, String operator) {
+      addedConditions = push(addedConditions, new String[] {path, operator});
+    }
+
+    void created(String parent, String key) {
+      createdKeys = push(createdKeys, new String[] {parent, key});
+    }
+
+    void revert() {
+      if (addedEntries != null) {
+        addedEntries.forEach(entries::remove);
+      }
+      if (changedEntries != null) { // latest first, so the oldest state wins
+        for (int i = changedEntries.size() - 1; i >= 0; i--) {
+          Entry before = changedEntries.get(i);
+          entries.get(before.path).restore(before);
+        }
+      }
+      if (addedConditions != null) {
+        for (String[] c : addedConditions) {
+          BsonDocument conditions = guards.get(c[0]);
+          conditions.remove(c[1]);
+          if (conditions.isEmpty()) {
+            guards.remove(c[0]);
+          }
+        }
+      }
+      if (createdKeys != null) {
+        for (String[] k : createdKeys) {
+          Set<String> keys = created.get(k[0]);
+          keys.remove(k[1]);
+          if (keys.isEmpty()) {
+            created.remove(k[0]);
+          }
+        }
+      }
+    }
+
+    private <T> List<T> push(List<T> list, T item) {
+      List<T> l = list == null ? new ArrayList<>(2) : list;
+      l.add(item);
+      return l;
+    }
   }
 
   // ---- helpers ----

@@ -156,6 +156,22 @@ class MergedWriteTest {
   }
 
   @Test
+  void aCallerRefusedAfterSomeOfItsChangesMergedLeavesNoTraceOfThem() {
+    Round r = new Round("{_id: 1, n: 1, arr: [1, 2], log: [], sub: {x: 1}}");
+    assertThat(r.add("{$inc: {n: 1}, $pull: {arr: 1}, $push: {log: 'a'}}")).isTrue();
+    String before = r.update();
+    String guardBefore = r.guard();
+    // its $inc composes (and guards n), its $push appends, then its $pull is refused
+    assertThat(r.add("{$inc: {n: 1}, $push: {log: 'b'}, $set: {'sub.y': 1}, $pull: {arr: 2}}"))
+        .isFalse();
+    assertThat(r.update()).isEqualTo(before);
+    assertThat(r.guard()).isEqualTo(guardBefore);
+    assertThat(r.add("{$inc: {n: 5}, $push: {log: 'c'}}")).isTrue();
+    assertThat(r.update()).isEqualTo(json("{$inc: {n: 6, version: {$numberLong: '2'}},"
+        + " $pull: {arr: 1}, $push: {log: {$each: ['a', 'c']}}}"));
+  }
+
+  @Test
   void newKeysOfSeveralCallersInOneDocumentAreRequiredToExistButOne() {
     Round r = new Round("{_id: 1, a: 1, sub: {x: 1}}");
     assertThat(r.add("{$set: {'sub.new': 1}}")).isTrue();
