@@ -7,6 +7,8 @@ import io.writeguard.lock.LockService;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -18,8 +20,12 @@ import java.util.function.Supplier;
  *
  * <p>Connecting is tried at most once per {@link #RETRY_AFTER}: calls in between fail at once
  * with the last failure, so a store that is down is not asked to connect by every caller.
- * Callers that arrive while a connection is being made wait for it (bounded by the client's
- * connect timeout). Thread-safe.
+ * While one caller connects, the others wait for it no longer than they would wait for the lock
+ * itself: {@code acquire} up to its wait timeout, {@code tryAcquire} not at all (both then fail
+ * with a {@link LockBackendException} saying the service is still connecting). A connect that
+ * fails because its caller was interrupted is that caller's
+ * {@link WriteGuardInterruptedException} (flag kept), not a failure of the store: nobody else
+ * is told the store is down. Thread-safe.
  */
 public final class LazyLockService implements LockService {
   /** How long a failed connection is remembered before the next call tries again. */
@@ -28,9 +34,10 @@ public final class LazyLockService implements LockService {
   private final String backend;
   private final Supplier<? extends LockService> connect;
   private volatile LockService delegate;
-  private LockBackendException lastFailure; // guarded by this
-  private long lastFailureNanos; // guarded by this
-  private boolean closed; // guarded by this
+  private final ReentrantLock connecting = new ReentrantLock();
+  private LockBackendException lastFailure; // guarded by connecting
+  private long lastFailureNanos; // guarded by connecting
+  private boolean closed; // guarded by connecting
 
   /**
    * @param backend the backend name, known before connecting ({@code redis})
@@ -43,12 +50,15 @@ public final class LazyLockService implements LockService {
 
   @Override
   public LockHandle acquire(String key, Duration waitTimeout) {
-    return service().acquire(key, waitTimeout);
+    long start = System.nanoTime();
+    LockService d = connected(waitTimeout);
+    Duration left = waitTimeout.minusNanos(System.nanoTime() - start);
+    return d.acquire(key, left.isNegative() ? Duration.ZERO : left);
   }
 
   @Override
   public Optional<LockHandle> tryAcquire(String key) {
-    return service().tryAcquire(key);
+    return connected(Duration.ZERO).tryAcquire(key);
   }
 
   @Override
@@ -64,19 +74,59 @@ public final class LazyLockService implements LockService {
   /** The connected service, connecting now if need be; for code that needs its own API. */
   public LockService service() {
     LockService d = delegate;
-    return d != null ? d : connect();
+    if (d != null) {
+      return d;
+    }
+    connecting.lock();
+    try {
+      return connect();
+    } finally {
+      connecting.unlock();
+    }
+  }
+
+  /** The connected service, waiting at most {@code wait} for another caller's connect. */
+  private LockService connected(Duration wait) {
+    LockService d = delegate;
+    if (d != null) {
+      return d;
+    }
+    boolean mine;
+    try {
+      mine = connecting.tryLock(Math.max(0, wait.toNanos()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new WriteGuardInterruptedException("waiting for the " + backend + " lock service to"
+          + " connect", e);
+    }
+    if (!mine) {
+      throw new LockBackendException("the " + backend + " lock service is still connecting (another"
+          + " caller is making its connection); not waited for longer than " + wait.toMillis()
+          + "ms", null);
+    }
+    try {
+      return connect();
+    } finally {
+      connecting.unlock();
+    }
   }
 
   /** Closes the connected service, if any; later calls fail. */
   @Override
-  public synchronized void close() {
-    closed = true;
-    if (delegate != null) {
-      delegate.close();
+  public void close() {
+    connecting.lock();
+    try {
+      closed = true;
+      if (delegate != null) {
+        delegate.close();
+      }
+    } finally {
+      connecting.unlock();
     }
   }
 
-  private synchronized LockService connect() {
+  /** Called holding {@link #connecting}. */
+  private LockService connect() {
     if (delegate != null) {
       return delegate;
     }
@@ -90,12 +140,38 @@ public final class LazyLockService implements LockService {
       delegate = connect.get();
       lastFailure = null;
       return delegate;
-    } catch (LockBackendException | WriteGuardInterruptedException e) {
-      throw remember(e instanceof LockBackendException backendFailure ? backendFailure : null, e);
     } catch (RuntimeException e) {
-      throw remember(new LockBackendException(backend + " lock service cannot reach its store: "
-          + e, e), e);
+      if (!(e instanceof WriteGuardInterruptedException) && interrupted(e)) {
+        // The client gave up because this caller was interrupted: the caller's, not the store's.
+        InterruptedException cause = new InterruptedException("connecting the " + backend
+            + " lock service");
+        cause.initCause(e);
+        throw new WriteGuardInterruptedException("connecting the " + backend + " lock service",
+            cause);
+      }
+      throw failure(e);
     }
+  }
+
+  /** True if the thread is interrupted now, or {@code e} was caused by an interrupt. */
+  private static boolean interrupted(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private RuntimeException failure(RuntimeException e) {
+    if (e instanceof LockBackendException || e instanceof WriteGuardInterruptedException) {
+      return remember(e instanceof LockBackendException backendFailure ? backendFailure : null, e);
+    }
+    return remember(new LockBackendException(backend + " lock service cannot reach its store: "
+        + e, e), e);
   }
 
   private RuntimeException remember(LockBackendException failure, RuntimeException thrown) {

@@ -29,10 +29,12 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * once, and {@link #health()} returns when they have answered or the timeout has passed,
  * whichever comes first; a store still silent is DOWN with "no answer within N ms".
  *
- * <p>Bounded: at most one check per store is in flight. A check still running from an earlier
- * call (the store stalled longer than the timeout) is waited for again instead of sending a
- * second one, so a stall never piles up threads or requests; its threads (one per store at
- * most) end when idle for a minute. {@link #close()} stops them. Thread-safe.
+ * <p>Bounded: a check still running from an earlier call that was sent less than a timeout
+ * ago is waited for again instead of sending a second one; an older one is abandoned
+ * (interrupted) and a new check sent, so one lost reply cannot keep a store that answers DOWN.
+ * At most {@value #MAX_STUCK_PER_STORE} checks per store run at once (checks that ignore the
+ * interrupt keep their thread); past that the store is DOWN without a new check. Idle threads
+ * end after a minute; {@link #close()} stops them. Thread-safe.
  */
 public class WriteGuardHealthIndicator implements HealthIndicator, AutoCloseable {
   /** The timeout of {@link #WriteGuardHealthIndicator(List)}. */
@@ -42,6 +44,9 @@ public class WriteGuardHealthIndicator implements HealthIndicator, AutoCloseable
   private final Duration timeout;
   private final ThreadPoolExecutor executor;
   private final List<Future<String>> inFlight; // per probe, by index; guarded by this
+  private final long[] sentAt; // when each in-flight check was sent (nanoTime); guarded by this
+  /** Checks of one store that may hang at once before a new one is refused. */
+  static final int MAX_STUCK_PER_STORE = 4;
 
   /** Checks {@code probes} with the {@link #DEFAULT_TIMEOUT}. */
   public WriteGuardHealthIndicator(List<LockStoreProbe> probes) {
@@ -55,16 +60,16 @@ public class WriteGuardHealthIndicator implements HealthIndicator, AutoCloseable
   public WriteGuardHealthIndicator(List<LockStoreProbe> probes, Duration timeout) {
     this.probes = List.copyOf(probes);
     this.timeout = Checks.positive("writeguard.health.timeout", timeout);
-    int threads = Math.max(1, this.probes.size());
+    int threads = Math.max(1, this.probes.size()) * MAX_STUCK_PER_STORE;
     AtomicInteger count = new AtomicInteger();
-    this.executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), task -> {
+    this.executor = new ThreadPoolExecutor(0, threads, 60, TimeUnit.SECONDS,
+        new java.util.concurrent.SynchronousQueue<>(), task -> {
           Thread thread = new Thread(task, "writeguard-health-" + count.incrementAndGet());
           thread.setDaemon(true);
           return thread;
         });
-    this.executor.allowCoreThreadTimeOut(true);
     this.inFlight = new ArrayList<>();
+    this.sentAt = new long[this.probes.size()];
     for (int i = 0; i < this.probes.size(); i++) {
       inFlight.add(null);
     }
@@ -107,12 +112,31 @@ public class WriteGuardHealthIndicator implements HealthIndicator, AutoCloseable
     executor.shutdownNow();
   }
 
-  /** Each probe's check: the one still in flight, else a new one. */
+  /**
+   * Each probe's check: the one in flight if it was sent less than a timeout ago, else a new
+   * one. A check older than that is abandoned (interrupted): waiting on it again would keep a
+   * store that answers new checks DOWN for as long as one lost reply hangs. Abandoned checks
+   * that ignore the interrupt keep their thread; at most {@link #MAX_STUCK_PER_STORE} per store
+   * run at once, and past that a store is DOWN without a new check.
+   */
   private synchronized List<Future<String>> start() {
+    long now = System.nanoTime();
     for (int i = 0; i < probes.size(); i++) {
       Future<String> running = inFlight.get(i);
-      if (running == null || running.isDone()) {
+      if (running != null && !running.isDone() && now - sentAt[i] < timeout.toNanos()) {
+        continue; // the store stalled less than a timeout ago: wait on the same check
+      }
+      if (running != null) {
+        running.cancel(true);
+      }
+      try {
         inFlight.set(i, executor.submit(probes.get(i)::check));
+        sentAt[i] = now;
+      } catch (java.util.concurrent.RejectedExecutionException full) {
+        inFlight.set(i, java.util.concurrent.CompletableFuture.failedFuture(
+            new IllegalStateException(MAX_STUCK_PER_STORE * probes.size()
+                + " checks are hanging already; none sent")));
+        sentAt[i] = now;
       }
     }
     return List.copyOf(inFlight);
