@@ -203,9 +203,10 @@ final class InMemoryUpdate {
     return true;
   }
 
-  /** A canonical array index ({@code 0}, {@code 12}, not {@code 01}), or -1. */
-  private static int index(String segment) {
-    if (segment.length() > 9 || (segment.length() > 1 && segment.charAt(0) == '0')) {
+  /** A canonical array index ({@code 0}, {@code 12}, not {@code 01} nor empty), or -1. */
+  static int index(String segment) {
+    if (segment.isEmpty() || segment.length() > 9
+        || (segment.length() > 1 && segment.charAt(0) == '0')) {
       return -1;
     }
     for (int i = 0; i < segment.length(); i++) {

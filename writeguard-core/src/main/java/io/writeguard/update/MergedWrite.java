@@ -392,6 +392,7 @@ final class MergedWrite {
    * arrives, which its filter requires.
    */
   private boolean keysInPlace(List<Op> ops, int caller, Undo undo) {
+    Set<String> grown = new LinkedHashSet<>(); // the documents this caller adds a key to
     for (Op op : ops) {
       if (op.operator.equals("$unset") || op.operator.equals("$pull") || insideKnown(op)) {
         continue; // creates nothing, or only inside a value the merged write sets whole
@@ -402,14 +403,17 @@ final class MergedWrite {
         Set<String> keys = created.computeIfAbsent(parent, p -> new LinkedHashSet<>());
         if (keys.add(key)) {
           undo.created(parent, key);
+          grown.add(parent);
         }
       }
     }
     if (caller == 0) {
       return true; // alone, its update is sent as it is
     }
-    for (Map.Entry<String, Set<String>> parent : created.entrySet()) {
-      Set<String> keys = parent.getValue();
+    // The second caller checks every document (the first's were never checked); a later one
+    // only those it adds a key to: the others' keys, and so their guards, are as last checked.
+    for (String parent : caller == 1 ? created.keySet() : grown) {
+      Set<String> keys = created.get(parent);
       if (keys.size() < 2) {
         continue; // one key: created (or not) as a lone update would
       }
@@ -417,7 +421,7 @@ final class MergedWrite {
       // server that creates fields in the update's order would create them in another order.
       int missing = 0;
       for (String key : keys) {
-        String path = parent.getKey().isEmpty() ? key : parent.getKey() + "." + key;
+        String path = parent.isEmpty() ? key : parent + "." + key;
         String[] segments = path.split("\\.", -1);
         if (throughDocuments(read, segments) && valueAt(read, segments) != null) {
           guard(path, "$exists", org.bson.BsonBoolean.TRUE, undo);
@@ -619,7 +623,7 @@ final class MergedWrite {
       if (at.isDocument()) {
         at = at.asDocument().get(segment);
       } else if (at.isArray()) {
-        int i = index(segment);
+        int i = InMemoryUpdate.index(segment);
         at = i >= 0 && i < at.asArray().size() ? at.asArray().get(i) : null;
       } else {
         return null;
@@ -629,18 +633,5 @@ final class MergedWrite {
       }
     }
     return at;
-  }
-
-  private static int index(String segment) {
-    if (segment.isEmpty() || segment.length() > 9
-        || (segment.length() > 1 && segment.charAt(0) == '0')) {
-      return -1;
-    }
-    for (int i = 0; i < segment.length(); i++) {
-      if (segment.charAt(i) < '0' || segment.charAt(i) > '9') {
-        return -1;
-      }
-    }
-    return Integer.parseInt(segment);
   }
 }
