@@ -76,12 +76,7 @@ final class LeaseLockedInterceptor implements MethodInterceptor {
           + " and waiting for itself would only time out");
     }
     WriteGuardExceptionTranslator translator = translators.getObject();
-    LockHandle handle;
-    try {
-      handle = service.acquire(key, plan.waitTimeout());
-    } catch (RuntimeException e) {
-      throw translator.translate(e);
-    }
+    LockHandle handle = translator.translating(() -> service.acquire(key, plan.waitTimeout()));
     try {
       for (int index : plan.handleParameters()) {
         arguments[index] = handle;

@@ -31,20 +31,12 @@ public final class LockedDocumentUpdater {
    *     {@link WriteGuardExceptionTranslator}
    */
   public UpdateOutcome update(Object id, Mutator mutator) {
-    try {
-      return updater.update(id, mutator);
-    } catch (RuntimeException e) {
-      throw translator.translate(e);
-    }
+    return translator.translating(() -> updater.update(id, mutator));
   }
 
   /** {@link LockedUpdater#updateOne}, translated like {@link #update}. */
   public UpdateOutcome updateOne(Object id, Mutator mutator) {
-    try {
-      return updater.updateOne(id, mutator);
-    } catch (RuntimeException e) {
-      throw translator.translate(e);
-    }
+    return translator.translating(() -> updater.updateOne(id, mutator));
   }
 
   /** The WriteGuard updater underneath, whose exceptions are not translated. */

@@ -113,6 +113,15 @@ public class WriteGuardExceptionTranslator implements PersistenceExceptionTransl
     return exhausted.attempts() >= 1 && exhausted.getCause() == null;
   }
 
+  /** The result of {@code call}, with any exception it throws {@linkplain #translate translated}. */
+  <T> T translating(java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (RuntimeException e) {
+      throw translate(e);
+    }
+  }
+
   /** {@code ex} translated if a translation exists, else {@code ex} itself. */
   RuntimeException translate(RuntimeException ex) {
     DataAccessException translated = translateExceptionIfPossible(ex);
