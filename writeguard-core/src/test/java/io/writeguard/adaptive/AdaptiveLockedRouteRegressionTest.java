@@ -10,10 +10,9 @@ import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockTimeoutException;
-import io.writeguard.monitor.OperationScope;
-import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.FakeTime;
 import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedTesting;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.Mutator;
 import io.writeguard.update.UpdateOutcome;
@@ -21,7 +20,6 @@ import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -48,29 +46,15 @@ class AdaptiveLockedRouteRegressionTest {
       TestMongo.freshDatabase("AdaptiveLockedRoute").getCollection("docs");
   private final ExecutorService pool = Executors.newCachedThreadPool();
   private final FakeTime routerTime = new FakeTime(); // never advances: a hot key stays locked
-  private final List<String> terminal = new CopyOnWriteArrayList<>();
 
   @AfterEach
   void stop() {
     pool.shutdownNow();
   }
 
-  private final WriteGuardListener terminalEvents = new WriteGuardListener() {
-    @Override
-    public void onSuccess(OperationScope scope, Object key, int attempts, Duration elapsed) {
-      terminal.add("success");
-    }
-
-    @Override
-    public void onExhausted(OperationScope scope, Object key, int attempts, Duration elapsed) {
-      terminal.add("exhausted");
-    }
-
-    @Override
-    public void onFailure(OperationScope scope, Object key, Throwable error) {
-      terminal.add("failure:" + error.getClass().getSimpleName());
-    }
-  };
+  private final LockedTesting.TerminalEvents terminalEvents =
+      new LockedTesting.TerminalEvents();
+  private final List<String> terminal = terminalEvents.events;
 
   /** An adaptive updater whose key "d" is on the locked route (one conflict made it hot). */
   private AdaptiveUpdater hot(LockService locks, FakeTime time) {

@@ -26,7 +26,7 @@ import org.bson.Document;
  * What the LockedUpdater tests share: bounded waits, a lock whose tokens a test scripts, fake
  * handles of holders nobody else knows of, and the mutation they all make.
  */
-final class LockedTesting {
+public final class LockedTesting {
   private static final long BOUND_SECONDS = 60;
 
   private LockedTesting() {}
@@ -128,8 +128,8 @@ final class LockedTesting {
   }
 
   /** Records each update's last event: {@code success}, {@code exhausted}, {@code failure:<Class>}. */
-  static final class TerminalEvents implements WriteGuardListener {
-    final List<String> events = new CopyOnWriteArrayList<>();
+  public static final class TerminalEvents implements WriteGuardListener {
+    public final List<String> events = new CopyOnWriteArrayList<>();
 
     @Override
     public void onSuccess(OperationScope scope, Object key, int attempts, Duration elapsed) {
