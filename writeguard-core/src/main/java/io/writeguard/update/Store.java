@@ -52,7 +52,7 @@ interface Store {
   }
 
   /**
-   * The collection's unique indexes and validator, as of at most a refresh interval ago
+   * The collection's unique indexes, as of at most a refresh interval ago
    * ({@link WriteConstraints}); {@link WriteConstraints#NONE} where none are known to apply.
    */
   default WriteConstraints constraints() {
