@@ -368,6 +368,7 @@ final class BatchUpdate {
     // is put on the new state before it is kept), so the states need no copies of their own.
     BsonDocument working = mutable(current);
     BsonDocument read = working; // never changed: each step copies what it writes
+    RoundDocuments documents = new RoundDocuments(documentCodec);
     MergedWrite merged = null;
     List<Caller> round = new ArrayList<>();
     int writers = 0;
@@ -382,7 +383,7 @@ final class BatchUpdate {
       BsonDocument update = null;
       Throwable thrown = null;
       try {
-        mutation = c.mutator.mutate(decode(working));
+        mutation = c.mutator.mutate(documents.copyOf(working));
         if (mutation == null) {
           throw new IllegalArgumentException("mutator returned null for _id=" + id
               + "; return Mutation.none() to write nothing");
@@ -403,7 +404,7 @@ final class BatchUpdate {
             fail(id, requests, pending, c, thrown);
           } else {
             succeed(id, requests, pending, c, new UpdateOutcome(id,
-                c.returnAfter ? decode(working) : null, base, c.attempt, c.elapsed(), false));
+                c.returnAfter ? documents.copyOf(working) : null, base, c.attempt, c.elapsed(), false));
           }
         } else {
           c.writer = false;
@@ -449,12 +450,12 @@ final class BatchUpdate {
       return List.of();
     }
     return write(id, requests, pending, round, writers, expected, working, merged, single,
-        singleUpdate);
+        singleUpdate, documents);
   }
 
   private List<Caller> write(Object id, Requests requests, List<Caller> pending,
       List<Caller> round, int writers, OptionalLong expected, BsonDocument working,
-      MergedWrite merged, Mutation single, BsonDocument singleUpdate) {
+      MergedWrite merged, Mutation single, BsonDocument singleUpdate, RoundDocuments documents) {
     long base = expected.orElse(0);
     Bson filter = expected.isPresent()
         ? versions.filter(id, base)
@@ -491,7 +492,7 @@ final class BatchUpdate {
       if (writers == 1 && c.writer) {
         after = result.after(); // its version is c.version: the filter matched the one read
       } else {
-        after = c.state == null ? null : decode(c.state);
+        after = c.state == null ? null : documents.copyOf(c.state);
       }
       succeed(id, requests, pending, c,
           new UpdateOutcome(id, after, version, c.attempt, c.elapsed(), c.writer));

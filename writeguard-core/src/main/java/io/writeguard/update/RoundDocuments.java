@@ -1,0 +1,125 @@
+package io.writeguard.update;
+
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.bson.BsonDocumentReader;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.bson.codecs.Codec;
+import org.bson.codecs.DecoderContext;
+import org.bson.types.Binary;
+import org.bson.types.Code;
+import org.bson.types.Decimal128;
+import org.bson.types.MaxKey;
+import org.bson.types.MinKey;
+import org.bson.types.ObjectId;
+import org.bson.types.Symbol;
+
+/**
+ * Gives each caller of one group-commit round its own {@link Document} of a state, at a cost
+ * that does not grow with the parts of the document no caller changes.
+ *
+ * <p>Why. Every mutator gets a private copy it may change freely, as it would alone. Decoding
+ * the whole document per caller copies every byte of it each time (the driver's {@link Binary}
+ * clones its bytes), so a padded hot document cost each caller its full size. Instead this
+ * keeps one decoded state that it never hands out: a top-level field whose BSON value is the
+ * same object as in the previous state (the in-memory model shares what an update does not
+ * touch) keeps its decoded value, and only the others are decoded, each alone through the
+ * store's codec. Each caller then gets a copy of that decoded state: containers
+ * ({@link Document}, {@link ArrayList}, {@link Date}) are copied, values that cannot change
+ * (strings, numbers, {@link ObjectId}, {@link Binary}...) are shared, and a field holding any
+ * other class is decoded afresh for that caller, so a codec's own types are never shared.
+ * Confined to the thread running the round.
+ */
+final class RoundDocuments {
+  private final Codec<Document> codec;
+  private BsonDocument lastState;
+  private Document lastDecoded; // never handed out
+
+  RoundDocuments(Codec<Document> codec) {
+    this.codec = codec;
+  }
+
+  /** A private copy of {@code state}, decoded as the store's codec decodes it. */
+  Document copyOf(BsonDocument state) {
+    Document decoded = decoded(state);
+    Document copy = new Document();
+    for (Map.Entry<String, Object> field : decoded.entrySet()) {
+      Object value = copyOrNull(field.getValue());
+      copy.put(field.getKey(), value != null || field.getValue() == null
+          ? value : decodeField(field.getKey(), state.get(field.getKey())));
+    }
+    return copy;
+  }
+
+  private Document decoded(BsonDocument state) {
+    if (state == lastState) {
+      return lastDecoded;
+    }
+    Document decoded = new Document();
+    for (Map.Entry<String, BsonValue> field : state.entrySet()) {
+      String key = field.getKey();
+      boolean unchanged = lastState != null && lastState.get(key) == field.getValue()
+          && lastDecoded.containsKey(key);
+      decoded.put(key, unchanged ? lastDecoded.get(key) : decodeField(key, field.getValue()));
+    }
+    lastState = state;
+    lastDecoded = decoded;
+    return decoded;
+  }
+
+  private Object decodeField(String key, BsonValue value) {
+    Document one = codec.decode(new BsonDocumentReader(new BsonDocument(key, value)),
+        DecoderContext.builder().build());
+    return one.get(key);
+  }
+
+  /** A copy of {@code value} no other caller shares, or null when its class is not known. */
+  private static Object copyOrNull(Object value) {
+    if (value == null || isImmutable(value)) {
+      return value;
+    }
+    Class<?> type = value.getClass();
+    if (type == Document.class) {
+      Document copy = new Document();
+      for (Map.Entry<String, Object> e : ((Document) value).entrySet()) {
+        Object v = copyOrNull(e.getValue());
+        if (v == null && e.getValue() != null) {
+          return null;
+        }
+        copy.put(e.getKey(), v);
+      }
+      return copy;
+    }
+    if (type == ArrayList.class) {
+      List<?> list = (List<?>) value;
+      List<Object> copy = new ArrayList<>(list.size());
+      for (Object element : list) {
+        Object v = copyOrNull(element);
+        if (v == null && element != null) {
+          return null;
+        }
+        copy.add(v);
+      }
+      return copy;
+    }
+    if (type == Date.class) {
+      return new Date(((Date) value).getTime());
+    }
+    return null;
+  }
+
+  private static boolean isImmutable(Object value) {
+    Class<?> type = value.getClass();
+    return type == String.class || type == Integer.class || type == Long.class
+        || type == Double.class || type == Boolean.class || type == ObjectId.class
+        || type == Decimal128.class || type == Binary.class || type == java.util.UUID.class
+        || type == org.bson.BsonTimestamp.class
+        || type == Code.class || type == Symbol.class || type == MinKey.class
+        || type == MaxKey.class || type == org.bson.BsonRegularExpression.class
+        || type == org.bson.BsonUndefined.class || type == org.bson.BsonDbPointer.class;
+  }
+}
