@@ -198,7 +198,10 @@ public final class AdaptiveUpdater {
       return this;
     }
 
-    /** The most updates the locked route runs under one lock hold; at least 1; default 64. */
+    /**
+     * The most updates the locked route runs under one lock hold; at least 1; default
+     * {@value VersionedUpdater.Builder#DEFAULT_MAX_BATCH}.
+     */
     public Builder maxBatchSize(int maxBatchSize) {
       this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
       return this;

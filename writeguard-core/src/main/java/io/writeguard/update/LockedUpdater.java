@@ -523,7 +523,10 @@ public final class LockedUpdater {
       return this;
     }
 
-    /** The most updates one lock hold runs; at least 1; default 64. */
+    /**
+     * The most updates one lock hold runs; at least 1; default
+     * {@value VersionedUpdater.Builder#DEFAULT_MAX_BATCH}.
+     */
     public Builder maxBatchSize(int maxBatchSize) {
       this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
       return this;

@@ -267,8 +267,12 @@ public final class VersionedUpdater {
 
   /** Configures a {@link VersionedUpdater}; not thread-safe. */
   public static final class Builder {
-    /** The default bound of a batch's size. */
-    public static final int DEFAULT_MAX_BATCH = 64;
+    /**
+     * The default bound of a batch's size. Measured with the benchmark at 64 and 256 clients on
+     * one hot document: 256 served more updates per second than 64 (fewer rounds, each one read
+     * and one write), and no fewer at 16 or 64 clients, where batches stay smaller anyway.
+     */
+    public static final int DEFAULT_MAX_BATCH = 256;
 
     private final Store store;
     private VersionPolicy versionPolicy = VersionPolicy.defaults();
