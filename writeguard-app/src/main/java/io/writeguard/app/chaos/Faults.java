@@ -52,11 +52,12 @@ import org.bson.Document;
 final class Faults implements AutoCloseable {
   /** Every fault, in the order they run. */
   static final List<String> NAMES = List.of("reset-refuse", "blackhole", "pause", "redis-kill",
-      "serve-term", "serve-kill");
+      "mongo-kill", "serve-term", "serve-kill");
   /** The lease of {@code writeguard serve}'s lock services (their builders' default). */
   static final Duration SERVE_LEASE = Duration.ofSeconds(30);
   private static final Duration REFUSAL = Duration.ofSeconds(2);
   private static final Duration REDIS_DOWN = Duration.ofSeconds(1);
+  private static final Duration MONGO_DOWN = Duration.ofSeconds(1);
   private static final Duration CHILD_START = Duration.ofSeconds(120);
 
   private final ChaosSettings settings;
@@ -102,6 +103,7 @@ final class Faults implements AutoCloseable {
       case "blackhole" -> inProcess(name, this::blackHole);
       case "pause" -> inProcess(name, this::pause);
       case "redis-kill" -> inProcess(name, this::redisKill);
+      case "mongo-kill" -> mongoKill(name);
       case "serve-term" -> serve(name, false);
       case "serve-kill" -> serve(name, true);
       default -> throw new IllegalArgumentException("unknown fault '" + name + "' (valid: "
@@ -117,12 +119,18 @@ final class Faults implements AutoCloseable {
   }
 
   private List<ChaosRow> inProcess(String fault, Injection injection) throws Exception {
+    return inProcess(fault, direct, proxiedMongoUri(), injection);
+  }
+
+  /** The load through {@code proxiedMongoUri}; the final state read with {@code direct}. */
+  private List<ChaosRow> inProcess(String fault, MongoClient direct, String proxiedMongoUri,
+      Injection injection) throws Exception {
     String database = "chaos_" + fault.replace('-', '_') + "_" + nonce;
     MongoCollection<Document> docs = direct.getDatabase(database).getCollection("docs");
     Load.seed(docs, strategies);
     History history = new History();
     Injected injected;
-    try (Backends backends = new Backends(settings, proxiedMongoUri(), proxiedRedisUri(),
+    try (Backends backends = new Backends(settings, proxiedMongoUri, proxiedRedisUri(),
         database)) {
       Load load = new Load(backends, history, "coord", strategies, 2);
       load.start();
@@ -239,6 +247,31 @@ final class Faults implements AutoCloseable {
           : tokens.get(0)) + ", last " + (tokens.isEmpty() ? "-" : tokens.get(tokens.size() - 1)));
     }
     return new Injected(restartedAt, null, violations);
+  }
+
+  /**
+   * {@code writeguard mongo --data} (its own server, not the memory-only one the other faults
+   * use) is killed with SIGKILL under load and started again on the same port and directory
+   * 1 s later; every operation it acknowledged before the kill must be in the final state.
+   */
+  private List<ChaosRow> mongoKill(String fault) throws Exception {
+    try (DurableMongo durable = new DurableMongo(dir)) {
+      String uri = durable.start();
+      try (FaultProxy proxy = new FaultProxy("127.0.0.1", durable.port());
+          MongoClient durableDirect = MongoClients.create(MongoTarget.settings(
+              new ConnectionString(uri), 8, Duration.ofSeconds(30)))) {
+        say("  mongo-kill: writeguard mongo --data on " + uri + " (pid " + durable.pid() + ")");
+        return inProcess(fault, durableDirect,
+            "mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true",
+            (backends, history, database) -> {
+              durable.kill();
+              Thread.sleep(MONGO_DOWN.toMillis());
+              durable.restart();
+              say("  mongo-kill: killed, restarted (pid " + durable.pid() + ")");
+              return new Injected(System.currentTimeMillis(), null, List.of());
+            });
+      }
+    }
   }
 
   // ---- serve ----------------------------------------------------------------------------

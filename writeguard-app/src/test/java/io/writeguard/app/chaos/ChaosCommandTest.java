@@ -63,7 +63,7 @@ class ChaosCommandTest {
     assertThat(run.status()).isZero();
     assertThat(run.json().get("ok").asBoolean()).isTrue();
     assertThat(faults).containsExactlyElementsOf(Faults.NAMES);
-    assertThat(run.json().get("rows")).hasSize(4 * 2 * 5 + 2 * 5);
+    assertThat(run.json().get("rows")).hasSize(5 * 2 * 5 + 2 * 5); // 5 in-process faults, 2 serve
     assertThat(pausedAndFenced)
         .as("paused lock holders whose late write the fence refused (at most 2 lock strategies"
             + " x 2 workloads)")
