@@ -21,6 +21,8 @@ final class Contenders {
     List<String> all = new ArrayList<>(DEFAULT);
     all.add(AtomicPush.NAME);
     all.add(NaiveFindReplace.NAME);
+    all.add(LockByHand.MONGO);
+    all.add(LockByHand.REDIS);
     ALL = List.copyOf(all);
   }
 
@@ -37,7 +39,8 @@ final class Contenders {
   }
 
   static boolean needsRedis(List<String> names) {
-    return names.contains(WriteGuardLocked.REDIS) || names.contains(RedissonLocked.NAME);
+    return names.contains(WriteGuardLocked.REDIS) || names.contains(RedissonLocked.NAME)
+        || names.contains(LockByHand.REDIS);
   }
 
   /** Refuses an unknown name, listing the known ones. */
@@ -63,6 +66,8 @@ final class Contenders {
       case AtomicInc.NAME -> new AtomicInc(backends);
       case AtomicPush.NAME -> new AtomicPush(backends);
       case NaiveFindReplace.NAME -> new NaiveFindReplace(backends, () -> {});
+      case LockByHand.MONGO -> LockByHand.mongo(backends);
+      case LockByHand.REDIS -> LockByHand.redis(backends);
       default -> throw new IllegalArgumentException(name);
     };
   }

@@ -40,13 +40,22 @@ final class WriteGuardLocked implements Contender {
   }
 
   static WriteGuardLocked mongo(Backends backends) {
-    return new WriteGuardLocked(MONGO,
-        MongoLeaseLockService.builder(backends.database(), LOCK_COLLECTION).build(), backends);
+    return new WriteGuardLocked(MONGO, mongoLocks(backends), backends);
   }
 
   static WriteGuardLocked redis(Backends backends) {
-    return new WriteGuardLocked(REDIS, RedisLockService.builder()
-        .uri(backends.redisUri(REDIS)).keyPrefix(REDIS_PREFIX).build(), backends);
+    return new WriteGuardLocked(REDIS, redisLocks(backends, REDIS), backends);
+  }
+
+  /** The MongoDB lease lock service, with its builder's defaults. */
+  static LockService mongoLocks(Backends backends) {
+    return MongoLeaseLockService.builder(backends.database(), LOCK_COLLECTION).build();
+  }
+
+  /** The Redis lease lock service for {@code contender}, with its builder's defaults. */
+  static LockService redisLocks(Backends backends, String contender) {
+    return RedisLockService.builder().uri(backends.redisUri(contender)).keyPrefix(REDIS_PREFIX)
+        .build();
   }
 
   @Override
