@@ -1,0 +1,11 @@
+package com.example.bank;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+@SpringBootApplication
+public class BankApplication {
+  public static void main(String[] args) {
+    SpringApplication.run(BankApplication.class, args);
+  }
+}
