@@ -27,18 +27,29 @@ import org.springframework.core.Ordered;
  * and a tie is settled by registration order: with the application's own
  * {@code @EnableTransactionManagement} the lock was released before the commit.
  *
- * <p><b>Asynchronous methods are refused.</b> A method returning a {@code Future}, a
- * {@code CompletionStage} or a Reactive Streams {@code Publisher} ({@code Mono}, {@code Flux},
- * or the JDK's {@code Flow.Publisher})
- * returns before its work is done, so the lock would be released while the work still runs.
- * Such a method fails the application's start (when its bean is proxied) with an
- * {@link IllegalStateException} naming it.
+ * <p><b>Asynchronous methods.</b> A method declared to return a {@code Mono}, a
+ * {@code CompletionStage} or a {@code CompletableFuture} holds its lock until the returned work
+ * ends ({@code AsyncLeaseLocking}); that needs writeguard-reactor and Reactor, and without them
+ * such a method fails the application's start. Any other asynchronous result (a plain
+ * {@code Future}, a {@code Flux} or other Reactive Streams {@code Publisher}, the JDK's
+ * {@code Flow.Publisher}, a subclass of {@code CompletableFuture}) returns before its work is
+ * done, and no lock is held over it: such a method fails the application's start (when its
+ * bean is proxied) with an {@link IllegalStateException} naming it.
  */
 final class LeaseLockedAdvisor extends AbstractPointcutAdvisor {
   private static final long serialVersionUID = 1L;
 
   /** Outside the transaction advisor at its default order ({@link Ordered#LOWEST_PRECEDENCE}). */
   static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+  /** The one Reactive Streams type whose end a lock is held over. */
+  static final String MONO = "reactor.core.publisher.Mono";
+
+  private static final String[] LOCKABLE_ASYNC_TYPES = {MONO,
+      "java.util.concurrent.CompletionStage", "java.util.concurrent.CompletableFuture"};
+
+  private static final boolean ASYNC_LOCKING_PRESENT =
+      isPresent(MONO) && isPresent("io.writeguard.reactor.ReactiveWriteGuard");
 
   private static final String[] ASYNC_TYPES = {"java.util.concurrent.Future",
       "java.util.concurrent.CompletionStage", "org.reactivestreams.Publisher",
@@ -86,19 +97,51 @@ final class LeaseLockedAdvisor extends AbstractPointcutAdvisor {
       if (!annotated.getMethodMatcher().matches(method, targetClass)) {
         return false;
       }
+      Method specific = targetClass == null ? method
+          : AopUtils.getMostSpecificMethod(method, targetClass);
+      String lockable = lockableAsyncType(method.getReturnType());
+      if (lockable != null) {
+        if (!ASYNC_LOCKING_PRESENT) {
+          throw new IllegalStateException("@LeaseLocked on " + describe(specific)
+              + ", which returns " + lockable + ": holding the lock until that work ends needs"
+              + " io.writeguard:writeguard-reactor (and Reactor) on the classpath, whose"
+              + " executor acquires and releases the lock; add it");
+        }
+        return true;
+      }
       String async = asyncType(method.getReturnType());
       if (async != null) {
-        Method specific = targetClass == null ? method
-            : AopUtils.getMostSpecificMethod(method, targetClass);
-        throw new IllegalStateException("@LeaseLocked on " + specific.getDeclaringClass()
-            .getName() + "." + specific.getName() + "(), which returns "
-            + method.getReturnType().getName() + " (a " + async + "): it returns before its"
-            + " work is done, and the lock would be released while the work still runs. Lock"
-            + " inside the asynchronous work instead (a synchronous @LeaseLocked method it"
-            + " calls, or LockService.acquire around it)");
+        throw new IllegalStateException("@LeaseLocked on " + describe(specific)
+            + ", which returns " + method.getReturnType().getName() + " (a " + async + "): it"
+            + " returns before its work is done, and the lock would be released while the work"
+            + " still runs. Only Mono, CompletionStage and CompletableFuture results are held"
+            + " to their end; lock inside the asynchronous work instead (a @LeaseLocked method"
+            + " returning one of those, or LockService.acquire around it)");
       }
       return true;
     }
+  }
+
+  private static String describe(Method method) {
+    return method.getDeclaringClass().getName() + "." + method.getName() + "()";
+  }
+
+  /**
+   * The asynchronous type whose end a lock can be held over, when {@code type} is exactly
+   * one ({@code Mono}, {@code CompletionStage}, {@code CompletableFuture}); else null.
+   */
+  static String lockableAsyncType(Class<?> type) {
+    for (String name : LOCKABLE_ASYNC_TYPES) {
+      if (type.getName().equals(name)) {
+        return name;
+      }
+    }
+    return null;
+  }
+
+  private static boolean isPresent(String className) {
+    return org.springframework.util.ClassUtils.isPresent(className,
+        LeaseLockedAdvisor.class.getClassLoader());
   }
 
   /** The asynchronous type {@code type} is or extends, or null. */

@@ -58,7 +58,12 @@ final class LeaseLockedInterceptor implements MethodInterceptor {
 
   /** What one annotated method needs, worked out once. */
   private record Plan(Method method, Expression key, String keySource, Duration waitTimeout,
-      String service, int[] handleParameters) {}
+      String service, int[] handleParameters, Async async) {}
+
+  /** What a method returns: its work is done when it returns, or later. */
+  private enum Async { NONE, MONO, STAGE }
+
+  private volatile AsyncLeaseLocking asyncLocking;
 
   @Override
   public Object invoke(MethodInvocation invocation) throws Throwable {
@@ -76,6 +81,10 @@ final class LeaseLockedInterceptor implements MethodInterceptor {
           + " and waiting for itself would only time out");
     }
     WriteGuardExceptionTranslator translator = translators.getObject();
+    if (plan.async() != Async.NONE) {
+      return asyncLocking().invoke(invocation, plan.async() == Async.MONO, service, key,
+          plan.waitTimeout(), plan.handleParameters(), translator);
+    }
     LockHandle handle = translator.translating(() -> service.acquire(key, plan.waitTimeout()));
     try {
       for (int index : plan.handleParameters()) {
@@ -92,6 +101,17 @@ final class LeaseLockedInterceptor implements MethodInterceptor {
     } finally {
       release(handle);
     }
+  }
+
+  private AsyncLeaseLocking asyncLocking() {
+    AsyncLeaseLocking locking = asyncLocking;
+    if (locking == null) {
+      // Made on the first asynchronous call: its class needs writeguard-reactor and Reactor,
+      // which the advisor checked before letting such a method through.
+      locking = new AsyncLeaseLocking(beanFactory);
+      asyncLocking = locking;
+    }
+    return locking;
   }
 
   private static void release(LockHandle handle) {
@@ -159,7 +179,10 @@ final class LeaseLockedInterceptor implements MethodInterceptor {
     Class<?>[] types = invoked.getParameterTypes();
     int[] handles = java.util.stream.IntStream.range(0, types.length)
         .filter(i -> types[i] == LockHandle.class).toArray();
-    return new Plan(method, key, annotation.key(), wait, service, handles);
+    String async = LeaseLockedAdvisor.lockableAsyncType(invoked.getReturnType());
+    Async kind = async == null ? Async.NONE
+        : LeaseLockedAdvisor.MONO.equals(async) ? Async.MONO : Async.STAGE;
+    return new Plan(method, key, annotation.key(), wait, service, handles, kind);
   }
 
   private static String describe(Method method) {

@@ -27,6 +27,7 @@ public class WriteGuardProperties implements Validator {
   private final Monitor monitor = new Monitor();
   private final Metrics metrics = new Metrics();
   private final Health health = new Health();
+  private final Reactive reactive = new Reactive();
 
   /** Optimistic updaters made by {@link WriteGuardUpdaters}. */
   public Updater getUpdater() {
@@ -61,6 +62,11 @@ public class WriteGuardProperties implements Validator {
   /** The health check. */
   public Health getHealth() {
     return health;
+  }
+
+  /** The reactive updaters' executor (needs writeguard-reactor and Reactor). */
+  public Reactive getReactive() {
+    return reactive;
   }
 
   @Override
@@ -356,6 +362,44 @@ public class WriteGuardProperties implements Validator {
 
     public void setTimeout(Duration timeout) {
       this.timeout = Checks.positive("writeguard.health.timeout", timeout);
+    }
+  }
+
+  /**
+   * The executor the reactive updaters and asynchronous {@link LeaseLocked} methods run
+   * WriteGuard's blocking calls on.
+   */
+  public static class Reactive {
+    /** Threads running blocking calls; also the most callers one group-commit batch holds. */
+    private int threads = 16;
+    /** Calls that may wait when every thread is busy; beyond, a call fails at once. */
+    private int queueCapacity = 1024;
+    /** The threads' name prefix. */
+    private String threadNamePrefix = "writeguard-reactive";
+
+    public int getThreads() {
+      return threads;
+    }
+
+    public void setThreads(int threads) {
+      this.threads = Checks.atLeast("writeguard.reactive.threads", threads, 1);
+    }
+
+    public int getQueueCapacity() {
+      return queueCapacity;
+    }
+
+    public void setQueueCapacity(int queueCapacity) {
+      this.queueCapacity = Checks.atLeast("writeguard.reactive.queue-capacity", queueCapacity, 0);
+    }
+
+    public String getThreadNamePrefix() {
+      return threadNamePrefix;
+    }
+
+    public void setThreadNamePrefix(String threadNamePrefix) {
+      this.threadNamePrefix = Checks.notBlank("writeguard.reactive.thread-name-prefix",
+          threadNamePrefix);
     }
   }
 }

@@ -1,0 +1,77 @@
+package io.writeguard.spring;
+
+import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.LockService;
+import io.writeguard.reactor.ReactiveWriteGuard;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@link LeaseLocked} on a method returning a {@code Mono}, a {@code CompletionStage} or a
+ * {@code CompletableFuture}: the lock is held until the returned work ends, through
+ * {@link ReactiveWriteGuard#withLock} (acquired and released on its executor, never on the
+ * caller's thread; released once, after success, error or cancel, before the outcome is
+ * passed on). The method itself is called once the lock is had, once per subscription for a
+ * Mono. Loaded only when writeguard-reactor and Reactor are there. Thread-safe.
+ */
+final class AsyncLeaseLocking {
+  private final ObjectProvider<ReactiveWriteGuard> guards;
+
+  AsyncLeaseLocking(BeanFactory beanFactory) {
+    this.guards = beanFactory.getBeanProvider(ReactiveWriteGuard.class);
+  }
+
+  /** The Mono or the future the caller gets instead of the method's own. */
+  Object invoke(MethodInvocation invocation, boolean mono, LockService service, String key,
+      Duration wait, int[] handleParameters, WriteGuardExceptionTranslator translator) {
+    ReactiveWriteGuard guard = guards.getObject();
+    Mono<Object> locked = guard.withLock(service, key, wait,
+            handle -> call(invocation, handle, service, handleParameters, mono))
+        .onErrorMap(RuntimeException.class, translator::translate);
+    if (mono) {
+      return locked;
+    }
+    CompletableFuture<Object> result = new CompletableFuture<>();
+    // Never cancelled from here: cancelling the returned future leaves the work and its lock
+    // to end by themselves, so a lock is never released while the work still runs.
+    locked.subscribe(result::complete, result::completeExceptionally, () -> result.complete(null));
+    return result;
+  }
+
+  private static Mono<Object> call(MethodInvocation invocation, LockHandle handle,
+      LockService service, int[] handleParameters, boolean mono) {
+    Object[] arguments = invocation.getArguments().clone();
+    for (int index : handleParameters) {
+      arguments[index] = handle;
+    }
+    // One clone per subscription: a resubscribed Mono calls the method again, whole chain.
+    MethodInvocation call = invocation instanceof ProxyMethodInvocation proxied
+        ? proxied.invocableClone(arguments) : invocation;
+    Object returned;
+    CurrentLock.bind(handle, service);
+    try {
+      returned = call.proceed();
+    } catch (Throwable e) {
+      return Mono.error(e);
+    } finally {
+      CurrentLock.unbind(handle);
+    }
+    if (returned == null) {
+      return Mono.empty();
+    }
+    if (mono) {
+      @SuppressWarnings("unchecked")
+      Mono<Object> work = (Mono<Object>) returned;
+      return work;
+    }
+    @SuppressWarnings("unchecked")
+    CompletionStage<Object> stage = (CompletionStage<Object>) returned;
+    return Mono.fromCompletionStage(stage);
+  }
+}
