@@ -29,7 +29,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 /**
  * Runs a {@link LeaseLocked} method under its lock: computes the key, acquires (waiting),
  * binds the handle ({@code LockHandle} parameters and {@link CurrentLock}), calls the method,
- * and releases in a {@code finally}. Each method's annotation is read and its key expression
+ * and releases in a {@code finally}; a method returning a {@code Mono} or a future is handed to
+ * {@link AsyncLeaseLocking}, which holds the lock until its work ends. Each method's annotation is read and its key expression
  * parsed once, on its first call, and cached. Thread-safe.
  */
 final class LeaseLockedInterceptor implements MethodInterceptor {
