@@ -6,15 +6,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import io.writeguard.lock.LocalLockService;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.update.LockedUpdater;
 import io.writeguard.update.Mutation;
+import io.writeguard.update.TypedAccounts;
+import io.writeguard.update.TypedMutator;
 import io.writeguard.update.RetryPolicy;
 import io.writeguard.update.VersionedUpdater;
-import io.writeguard.lock.LocalLockService;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -108,6 +112,27 @@ class NoBlockingOnEventLoopTest {
     assertThat(mutatorThreads).allMatch(name -> name.startsWith(ReactiveWriteGuard.DEFAULT_NAME));
     assertThat(deliveryThreads).allMatch(name -> name.startsWith("parallel-"));
     assertThat(guard.executor().admitted()).isZero();
+  }
+
+  @Test
+  void typedRecordsFromParallelThreadsLoseNothing() {
+    var accounts = TypedAccounts.accounts(TestMongo.freshDatabase("reactorTyped"));
+    ReactiveTypedUpdater<TypedAccounts.Account> updater =
+        guard.typed(VersionedUpdater.typed(accounts));
+    TypedAccounts.Account inserted = updater
+        .insert(new TypedAccounts.Account("t1", 0, List.of(), null))
+        .subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30));
+    assertThat(inserted.version()).isZero();
+
+    Long done = Flux.range(0, 64).parallel(4).runOn(Schedulers.parallel())
+        .flatMap(i -> updater.update("t1", TypedMutator.replacing(a -> a.deposit(1, "e" + i))))
+        .sequential().count().block(Duration.ofSeconds(120));
+
+    TypedAccounts.Account stored = accounts.find(Filters.eq("_id", "t1")).first();
+    assertThat(done).isEqualTo(64);
+    assertThat(stored.balance()).isEqualTo(64);
+    assertThat(new HashSet<>(stored.log())).hasSize(64);
+    assertThat(stored.version()).isEqualTo(64);
   }
 
   @Test
