@@ -8,6 +8,7 @@ import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -85,6 +86,20 @@ public final class ReactiveWriteGuard implements AutoCloseable {
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(ifCancelled, "ifCancelled");
     Mono<T> started = Mono.create(sink -> {
+      // The cancel hook is in place before the call is submitted, so a cancel that lands
+      // between the two still withdraws it.
+      AtomicReference<BlockingExecutor.Call> submitted = new AtomicReference<>();
+      AtomicBoolean cancelled = new AtomicBoolean();
+      sink.onCancel(() -> {
+        cancelled.set(true);
+        BlockingExecutor.Call call = submitted.get();
+        if (call != null) {
+          call.cancel();
+        }
+      });
+      if (cancelled.get()) {
+        return;
+      }
       BlockingExecutor.Call call;
       try {
         call = executor.submit(work, (T result, Throwable error) -> {
@@ -100,7 +115,10 @@ public final class ReactiveWriteGuard implements AutoCloseable {
         sink.error(e);
         return;
       }
-      sink.onCancel(call::cancel);
+      submitted.set(call);
+      if (cancelled.get()) {
+        call.cancel();
+      }
     });
     return started.publishOn(deliverOn).onErrorMap(errors::apply);
   }
