@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * updates, then the process is killed (SIGKILL, no shutdown hook runs), and a new process on
  * the same directory has every one of them.
  */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class MongoDataProcessTest {
   private static final int DOCS = 20;
   private static final int UPDATES_PER_DOC = 10;

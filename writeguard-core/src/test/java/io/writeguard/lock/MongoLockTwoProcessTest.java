@@ -21,9 +21,11 @@ import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Two JVM processes contend through the MongoDB lease lock; one is killed with SIGKILL. */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class MongoLockTwoProcessTest {
   private final MongoDatabase db = TestMongo.freshDatabase("TwoProcess");
   private final MongoCollection<Document> data = db.getCollection("data");

@@ -19,6 +19,7 @@ import java.util.stream.Stream;
 import org.bson.Document;
 import org.bson.conversions.Bson;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -35,6 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * with a filter), with or without B's claim, with or without a version policy, and also when
  * A's own process hands the stale lease on to a second local caller.
  */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class PausedHolderFenceTest {
   private static final Duration LEASE = Duration.ofMillis(150);
   private static final VersionPolicy VERSIONS = VersionPolicy.defaults();

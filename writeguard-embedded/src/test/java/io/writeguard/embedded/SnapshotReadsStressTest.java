@@ -8,6 +8,7 @@ import io.writeguard.embedded.TornReadLoad.Limits;
 import io.writeguard.embedded.TornReadLoad.ReadKind;
 import io.writeguard.embedded.TornReadLoad.Result;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
@@ -21,6 +22,7 @@ import org.slf4j.LoggerFactory;
  * read: {@code mvn -o -pl writeguard-embedded test -Dtest=SnapshotReadsStressTest
  * -Dwriteguard.tornreads.full=true}; both runs log their counts.
  */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class SnapshotReadsStressTest {
   private static final Logger log = LoggerFactory.getLogger(SnapshotReadsStressTest.class);
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * fenced write is lost or applied twice, and tokens handed out after the failover are above
  * all tokens handed out before it, for the killed master's key too.
  */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class RedisClusterFailoverTest {
   private static final Logger log = LoggerFactory.getLogger(RedisClusterFailoverTest.class);
   private static final Duration LEASE = Duration.ofSeconds(2);

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +20,7 @@ import org.slf4j.LoggerFactory;
  * connected by {@code redis-sentinel://}, reconnect to the promoted replica; no acknowledged
  * fenced write is lost or applied twice; tokens after the failover are above all before it.
  */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class RedisSentinelFailoverTest {
   private static final Logger log = LoggerFactory.getLogger(RedisSentinelFailoverTest.class);
   private static final Duration LEASE = Duration.ofSeconds(2);

@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * document (the embedded MongoDB of this JVM, or MONGODB_URI): exact totals, and a holder killed
  * with SIGKILL whose lock is taken over after its lease with no acknowledged write lost.
  */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class TwoProcessLockTest {
   private final String prefix = "wgtest:" + UUID.randomUUID().toString().substring(0, 8) + ":";
   private final List<Child> children = new ArrayList<>();

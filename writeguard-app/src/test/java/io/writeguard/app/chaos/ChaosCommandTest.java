@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +42,7 @@ class ChaosCommandTest {
   }
 
   @Test
+  @Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
   @Timeout(600) // about 2.5 minutes on a quiet box; generous for a loaded 2-core machine
   void everyFaultHoldsOnEveryGuardedStrategy() throws Exception {
     Run run = chaos();
@@ -77,6 +79,7 @@ class ChaosCommandTest {
    * ledger entry acknowledged meanwhile.
    */
   @Test
+  @Tag("long")
   @Timeout(300)
   void anUnguardedWriterIsReportedWithLossesAndExitOne() throws Exception {
     Run run = chaos("--faults", "pause", "--strategies", "naive");

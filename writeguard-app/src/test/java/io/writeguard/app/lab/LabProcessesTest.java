@@ -11,12 +11,14 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code writeguard lab --processes N}: the option's checks and a small run in two processes. */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class LabProcessesTest {
   @TempDir Path dir;
   private final StringWriter out = new StringWriter();

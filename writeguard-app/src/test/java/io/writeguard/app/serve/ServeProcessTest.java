@@ -32,6 +32,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * protect one process only. Ends with SIGTERM to each process and exit status 0.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class ServeProcessTest {
   private static final int PROCESSES = 3;
   private static final long START_TIMEOUT_SECONDS = 90; // three JVMs on a busy 2-core box

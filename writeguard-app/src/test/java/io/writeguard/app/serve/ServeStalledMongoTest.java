@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * of server selection, 1 s of lock wait: under 10 s; asserted with generous slack for a loaded
  * machine) and be a 503 with Retry-After, never a 409.
  */
+@Tag("long") // an end-to-end run of its own: mvn -Plong test (see README, "Tests")
 class ServeStalledMongoTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(1);
   private static final Duration BOUND_WITH_SLACK = Duration.ofSeconds(30);
