@@ -4,12 +4,14 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
+import org.bson.BsonBinary;
 import org.bson.BsonDocument;
 import org.bson.BsonDocumentReader;
 import org.bson.BsonValue;
 import org.bson.Document;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DecoderContext;
+import org.bson.codecs.DocumentCodec;
 import org.bson.types.Binary;
 import org.bson.types.Code;
 import org.bson.types.Decimal128;
@@ -32,6 +34,10 @@ import org.bson.types.Symbol;
  * ({@link Document}, {@link ArrayList}, {@link Date}) are copied, values that cannot change
  * (strings, numbers, {@link ObjectId}, {@link Binary}...) are shared, and a field holding any
  * other class is decoded afresh for that caller, so a codec's own types are never shared.
+ * Whatever is decoded for a caller reads binaries as copies: a {@link BsonDocumentReader} hands
+ * out the state's own {@link BsonBinary}, whose array the driver's byte[] and BsonBinary codecs
+ * pass on as they are. Only the driver's {@link DocumentCodec} is known to decode each field by
+ * its name and value alone; any other codec decodes the whole state for each caller.
  * Confined to the thread running the round.
  */
 final class RoundDocuments {
@@ -39,18 +45,24 @@ final class RoundDocuments {
   private BsonDocument lastState;
   private Document lastDecoded; // never handed out
 
+  private final boolean fieldByField;
+
   RoundDocuments(Codec<Document> codec) {
     this.codec = codec;
+    this.fieldByField = codec.getClass() == DocumentCodec.class;
   }
 
   /** A private copy of {@code state}, decoded as the store's codec decodes it. */
   Document copyOf(BsonDocument state) {
+    if (!fieldByField) {
+      return codec.decode(new CopyingReader(state), DecoderContext.builder().build());
+    }
     Document decoded = decoded(state);
     Document copy = new Document();
     for (Map.Entry<String, Object> field : decoded.entrySet()) {
       Object value = copyOrNull(field.getValue());
       copy.put(field.getKey(), value != null || field.getValue() == null
-          ? value : decodeField(field.getKey(), state.get(field.getKey())));
+          ? value : decodeField(field.getKey(), state.get(field.getKey()), true));
     }
     return copy;
   }
@@ -64,17 +76,34 @@ final class RoundDocuments {
       String key = field.getKey();
       boolean unchanged = lastState != null && lastState.get(key) == field.getValue()
           && lastDecoded.containsKey(key);
-      decoded.put(key, unchanged ? lastDecoded.get(key) : decodeField(key, field.getValue()));
+      decoded.put(key,
+          unchanged ? lastDecoded.get(key) : decodeField(key, field.getValue(), false));
     }
     lastState = state;
     lastDecoded = decoded;
     return decoded;
   }
 
-  private Object decodeField(String key, BsonValue value) {
-    Document one = codec.decode(new BsonDocumentReader(new BsonDocument(key, value)),
+  /** {@code handedOut}: for a caller, so read from copies of the state's binaries. */
+  private Object decodeField(String key, BsonValue value, boolean handedOut) {
+    BsonDocument alone = new BsonDocument(key, value);
+    Document one = codec.decode(
+        handedOut ? new CopyingReader(alone) : new BsonDocumentReader(alone),
         DecoderContext.builder().build());
     return one.get(key);
+  }
+
+  /** Reads each binary as a copy, never as the document's own {@link BsonBinary}. */
+  private static final class CopyingReader extends BsonDocumentReader {
+    CopyingReader(BsonDocument document) {
+      super(document);
+    }
+
+    @Override
+    protected BsonBinary doReadBinaryData() {
+      BsonBinary own = super.doReadBinaryData();
+      return new BsonBinary(own.getType(), own.getData().clone());
+    }
   }
 
   /** A copy of {@code value} no other caller shares, or null when its class is not known. */
