@@ -1,6 +1,8 @@
 package io.writeguard.internal;
 
+import com.mongodb.TransactionOptions;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -154,10 +156,54 @@ public final class Deadline {
     return Duration.ofNanos(Math.max(MIN_NANOS, Math.min(saturated(limit), left)));
   }
 
+  /**
+   * {@code wait}, shortened to the time left before the thread's deadline (zero once passed):
+   * how long a lock wait inside a call may last.
+   */
+  public static Duration capWait(Duration wait) {
+    Deadline deadline = CURRENT.get();
+    if (deadline == null) {
+      return wait;
+    }
+    Duration left = deadline.left();
+    return left.compareTo(wait) < 0 ? left : wait;
+  }
+
+  /** {@link #bounded(MongoCollection)} for a command run on a database. */
+  public static MongoDatabase bounded(MongoDatabase database) {
+    Deadline deadline = CURRENT.get();
+    return deadline == null ? database
+        : database.withTimeout(millis(deadline.leftNanos()), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * {@code options} with the whole transaction (its operations and its commit) bounded by the
+   * time left plus {@link #OUTCOME_GRACE} (a commit's outcome must be learned);
+   * {@code options} itself when there is no deadline or they set a timeout of their own.
+   */
+  public static TransactionOptions boundedTransaction(TransactionOptions options) {
+    Deadline deadline = CURRENT.get();
+    if (deadline == null || options.getTimeout(TimeUnit.MILLISECONDS) != null) {
+      return options;
+    }
+    long millis = millis(deadline.leftNanos() + OUTCOME_GRACE.toNanos());
+    // The timeout bounds the commit too, so a server-side commit limit is not carried over.
+    return TransactionOptions.builder()
+        .readConcern(options.getReadConcern())
+        .writeConcern(options.getWriteConcern())
+        .readPreference(options.getReadPreference())
+        .timeout(millis, TimeUnit.MILLISECONDS)
+        .build();
+  }
+
   // The driver's experimental client-side operation timeout: the one call of it.
   private static <T> MongoCollection<T> withTimeout(MongoCollection<T> collection, long nanos) {
-    long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.max(MIN_NANOS, nanos)));
-    return collection.withTimeout(millis, TimeUnit.MILLISECONDS);
+    return collection.withTimeout(millis(nanos), TimeUnit.MILLISECONDS);
+  }
+
+  /** At least 1 ms: the driver reads 0 as "no limit". */
+  private static long millis(long nanos) {
+    return Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.max(MIN_NANOS, nanos)));
   }
 
   private static long saturated(Duration d) {

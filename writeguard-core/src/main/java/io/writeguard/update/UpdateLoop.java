@@ -3,6 +3,7 @@ package io.writeguard.update;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Deadline;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.version.VersionFieldException;
@@ -114,6 +115,18 @@ final class UpdateLoop {
   UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter, long startNanos) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(mutator, "mutator");
+    // Every round trip of the call gets the time left before its deadline (see Deadline).
+    return Deadline.within(deadlineOf(startNanos),
+        () -> runWithin(id, mutator, returnAfter, startNanos));
+  }
+
+  /** The deadline, on the driver's clock, of a call that started at {@code startNanos}. */
+  Deadline deadlineOf(long startNanos) {
+    return Deadline.afterNanos(startNanos + retry.deadline().toNanos() - ticker.nanoTime());
+  }
+
+  private UpdateOutcome runWithin(Object id, Mutator mutator, boolean returnAfter,
+      long startNanos) {
     Call call = new Call(id, startNanos);
     try {
       while (true) {
