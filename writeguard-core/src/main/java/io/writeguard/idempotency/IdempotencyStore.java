@@ -160,18 +160,17 @@ public final class IdempotencyStore {
   private <T> OnceResult<T> execute(String key, Codec<T> codec, Callable<? extends T> action) {
     String token = UUID.randomUUID().toString();
     long start = ticker.nanoTime();
-    // The claim and the wait for another claim's outcome end with the wait timeout (or the
-    // caller's deadline, if earlier); the action and the storing of its outcome are the
-    // caller's, bounded by the caller's deadline only.
-    Deadline waitEnds = Deadline.after(waitTimeout);
+    // Every round trip gets the time left before the caller's deadline, if any; the wait for
+    // another claim's outcome is cut to it (the wait timeout counts from the first check, so
+    // a zero wait still looks once).
+    Duration wait = Deadline.capWait(waitTimeout);
     int checks = 0;
     while (true) {
-      if (Deadline.within(waitEnds, () -> claim(key, token))) {
+      if (claim(key, token)) {
         return run(key, token, action);
       }
       checks++;
-      BsonDocument record = Deadline.within(waitEnds,
-          () -> Deadline.bounded(raw).find(eq("_id", key)).first());
+      BsonDocument record = Deadline.bounded(raw).find(eq("_id", key)).first();
       if (record == null) {
         continue; // released between our claim and our read: nobody holds it, claim again
       }
@@ -186,14 +185,14 @@ public final class IdempotencyStore {
           }
           return new OnceResult<>(decode(key, codec, record.get("outcome")), false);
         }
-        if (Deadline.within(waitEnds, () -> takeOver(key, owner, token))) {
+        if (takeOver(key, owner, token)) {
           log.info("idempotency key '{}': took over claim {} after its lease ran out", key,
               owner);
           return run(key, token, action);
         }
       }
       long waited = ticker.nanoTime() - start;
-      long left = waitTimeout.toNanos() - waited;
+      long left = wait.toNanos() - waited;
       if (left <= 0) {
         throw new IdempotencyInProgressException(key, Duration.ofNanos(waited), owner, checks);
       }

@@ -187,11 +187,11 @@ public final class Deadline {
       return options;
     }
     long millis = millis(deadline.leftNanos() + OUTCOME_GRACE.toNanos());
-    // The timeout bounds the commit too, so a server-side commit limit is not carried over.
     return TransactionOptions.builder()
         .readConcern(options.getReadConcern())
         .writeConcern(options.getWriteConcern())
         .readPreference(options.getReadPreference())
+        .maxCommitTime(options.getMaxCommitTime(TimeUnit.MILLISECONDS), TimeUnit.MILLISECONDS)
         .timeout(millis, TimeUnit.MILLISECONDS)
         .build();
   }
