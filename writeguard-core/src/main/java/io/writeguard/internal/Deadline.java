@@ -157,6 +157,15 @@ public final class Deadline {
   }
 
   /**
+   * Whether the thread's deadline passes within {@code wait} from now: a retry that would
+   * start after it is not worth a backoff (false when there is no deadline).
+   */
+  public static boolean passesWithin(Duration wait) {
+    Deadline deadline = CURRENT.get();
+    return deadline != null && deadline.leftNanos() - saturated(wait) <= 0;
+  }
+
+  /**
    * {@code wait}, shortened to the time left before the thread's deadline (zero once passed):
    * how long a lock wait inside a call may last.
    */

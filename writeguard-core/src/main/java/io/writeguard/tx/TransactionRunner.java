@@ -199,7 +199,8 @@ public final class TransactionRunner {
   private void backoffOrGiveUp(String label, int attempt, long start, MongoException cause) {
     Duration backoff = backoff(attempt);
     long elapsed = ticker.nanoTime() - start;
-    boolean outOfTime = elapsed + backoff.toNanos() >= deadline.toNanos();
+    boolean outOfTime = elapsed + backoff.toNanos() >= deadline.toNanos()
+        || Deadline.passesWithin(backoff); // the caller's deadline, if earlier
     if (attempt >= maxAttempts || outOfTime) {
       String ran = attempt >= maxAttempts ? "attempts (" + maxAttempts + ")" : "deadline ("
           + deadline.toMillis() + "ms)";

@@ -623,7 +623,8 @@ final class BatchUpdate {
       RetriesExhaustedException.Budget out = null;
       if (c.attempt >= retry.maxAttempts()) {
         out = RetriesExhaustedException.Budget.ATTEMPTS;
-      } else if (now + backoff.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0) {
+      } else if (now + backoff.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0
+          || Deadline.passesWithin(backoff)) { // the caller's deadline (the leader's thread)
         out = RetriesExhaustedException.Budget.DEADLINE;
       }
       if (out != null) {

@@ -278,8 +278,9 @@ final class UpdateLoop {
     Duration backoff = retry.backoff(call.attempt,
         random != null ? random : ThreadLocalRandom.current());
     long deadline = call.startNanos + retry.deadline().toNanos();
-    // Start a retry only if it can start before the deadline; sleeping past it is wasted.
-    if (ticker.nanoTime() + backoff.toNanos() - deadline >= 0) {
+    // Start a retry only if it can start before the deadline (the policy's, or the caller's
+    // if earlier); sleeping past it is wasted.
+    if (ticker.nanoTime() + backoff.toNanos() - deadline >= 0 || Deadline.passesWithin(backoff)) {
       throw exhausted(call, RetriesExhaustedException.Budget.DEADLINE);
     }
     listener.onRetry(scope, call.id, call.attempt, backoff);
