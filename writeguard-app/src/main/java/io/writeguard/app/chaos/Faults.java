@@ -592,7 +592,8 @@ final class Faults implements AutoCloseable {
             + Load.docId(fault, strategy).toHexString() + "/infos/k0/s0/" + index + "/read?strategy="
             + strategy))
         .header("Authorization", "Bearer " + auth.issue(id, Duration.ofMinutes(30)))
-        .timeout(settings.bound(strategy).plus(ChaosSettings.SLACK))
+        // Long enough to measure a request held for the whole black hole, not cut at the bound.
+        .timeout(settings.bound(strategy).plus(settings.blackHole()).plus(ChaosSettings.SLACK))
         .POST(HttpRequest.BodyPublishers.noBody()).build();
     long startMillis = System.currentTimeMillis();
     long start = System.nanoTime();
