@@ -154,7 +154,8 @@ public final class ShardedCounter {
   /** Every shard's value, index = shard number. */
   public List<Long> shardValues(String counterId) {
     checkId(counterId);
-    return Arrays.stream(store.read(counterId)).boxed().toList();
+    return Deadline.within(Deadline.after(deadline),
+        () -> Arrays.stream(store.read(counterId)).boxed().toList());
   }
 
   public CounterLayout layout() {
