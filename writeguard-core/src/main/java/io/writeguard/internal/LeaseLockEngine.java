@@ -265,6 +265,7 @@ public final class LeaseLockEngine {
       Deadline deadline = Deadline.current();
       if (queued && deadline != null && deadline.passed()) {
         // The wait ran out during the take (a stalled store): a lock not had in time.
+        listener.onLockWait(backend, key, elapsed(start), false);
         LockTimeoutException timeout = new LockTimeoutException(backend, key,
             elapsed(start), localLocks.waiting(key) + 1);
         timeout.initCause(e);
