@@ -53,6 +53,8 @@ final class Faults implements AutoCloseable {
   /** Every fault, in the order they run. */
   /** The workload of the rows measured through serve JVMs during the black hole. */
   static final String SERVE_WORKLOAD = "serve";
+  /** The documents the serve JVMs of the black hole are warmed up on. */
+  private static final String SERVE_WARMUP = "serve-warmup";
 
   static final List<String> NAMES = List.of("reset-refuse", "blackhole", "pause", "redis-kill",
       "mongo-kill", "serve-term", "serve-kill");
@@ -186,6 +188,7 @@ final class Faults implements AutoCloseable {
     MongoCollection<Document> docs = direct.getDatabase(database).getCollection("docs");
     for (String strategy : strategies) {
       Load.seedReadInfo(docs, Load.docId(SERVE_WORKLOAD, strategy));
+      Load.seedReadInfo(docs, Load.docId(SERVE_WARMUP, strategy));
     }
     List<ChildJvm> holeServes = new ArrayList<>();
     try {
@@ -200,6 +203,15 @@ final class Faults implements AutoCloseable {
       History history = new History();
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(5)).build();
+      // A service under load is warm: a few marks per strategy on each JVM first (on documents
+      // of their own, not checked), so the first requests do not time class loading and JIT.
+      for (int i = 0; i < urls.size(); i++) {
+        for (String strategy : strategies) {
+          for (int w = 0; w < 3; w++) {
+            request(http, urls.get(i), "warm" + i + "-" + strategy + w, SERVE_WARMUP, strategy);
+          }
+        }
+      }
       AtomicLong seq = new AtomicLong();
       AtomicBoolean stop = new AtomicBoolean();
       List<Thread> threads = new ArrayList<>();
