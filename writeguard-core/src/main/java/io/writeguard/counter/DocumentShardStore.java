@@ -1,5 +1,6 @@
 package io.writeguard.counter;
 
+import io.writeguard.internal.Deadline;
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.gte;
@@ -70,7 +71,7 @@ final class DocumentShardStore implements ShardStore {
         -amount);
     return writes.once(shardId(counterId, shard), "decrement by " + amount + " of counter '"
         + counterId + "'",
-        () -> collection.updateOne(and(eq("_id", shardId(counterId, shard)), gte(field, amount)),
+        () -> Deadline.boundedWrite(collection).updateOne(and(eq("_id", shardId(counterId, shard)), gte(field, amount)),
             update).getMatchedCount() == 1);
   }
 
@@ -112,7 +113,7 @@ final class DocumentShardStore implements ShardStore {
       index.put(id, i);
     }
     long[] values = new long[shards];
-    for (Document doc : collection.find(in("_id", ids))) {
+    for (Document doc : Deadline.bounded(collection).find(in("_id", ids))) {
       Integer i = index.get(doc.get("_id"));
       if (i != null) {
         values[i] = FieldShardStore.asLong(doc.get(field));
@@ -123,7 +124,7 @@ final class DocumentShardStore implements ShardStore {
 
   @Override
   public long readOne(String counterId, int shard) {
-    Document doc = collection.find(eq("_id", shardId(counterId, shard))).first();
+    Document doc = Deadline.bounded(collection).find(eq("_id", shardId(counterId, shard))).first();
     return doc == null ? 0L : FieldShardStore.asLong(doc.get(field));
   }
 }

@@ -1,5 +1,6 @@
 package io.writeguard.counter;
 
+import io.writeguard.internal.Deadline;
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.gte;
@@ -59,7 +60,7 @@ final class FieldShardStore implements ShardStore {
         recorder, -amount);
     return writes.once(counterId, "decrement by " + amount + " of counter '" + counterId
         + "' (" + fields[shard] + ")",
-        () -> collection.updateOne(and(eq("_id", counterId), gte(fields[shard], amount)),
+        () -> Deadline.boundedWrite(collection).updateOne(and(eq("_id", counterId), gte(fields[shard], amount)),
             update).getMatchedCount() == 1);
   }
 
@@ -81,12 +82,12 @@ final class FieldShardStore implements ShardStore {
         -ShardPlans.sum(take));
     return writes.once(counterId, "combined decrement " + Arrays.toString(take) + " of counter '"
         + counterId + "'",
-        () -> collection.updateOne(and(filters), update).getMatchedCount() == 1);
+        () -> Deadline.boundedWrite(collection).updateOne(and(filters), update).getMatchedCount() == 1);
   }
 
   @Override
   public long[] read(String counterId) {
-    Document doc = collection.find(eq("_id", counterId)).projection(projection).first();
+    Document doc = Deadline.bounded(collection).find(eq("_id", counterId)).projection(projection).first();
     long[] values = new long[fields.length];
     for (int i = 0; doc != null && i < fields.length; i++) {
       values[i] = asLong(doc.get(fields[i]));

@@ -2,6 +2,7 @@ package io.writeguard.counter;
 
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
+import io.writeguard.internal.Deadline;
 import io.writeguard.internal.Checks;
 import io.writeguard.lock.LockService;
 import io.writeguard.version.VersionPolicy;
@@ -46,10 +47,12 @@ public final class ShardedCounter {
   private final int shards;
   private final ShardStore store;
   private final Combiner combiner;
+  private final Duration deadline;
 
   private ShardedCounter(Builder b) {
     this.layout = b.layout;
     this.shards = b.shards;
+    this.deadline = b.deadline;
     ShardWrites writes = new ShardWrites(b.collection, b.ticker, b.versionPolicy,
         layout == CounterLayout.FIELDS ? Set.copyOf(FieldShardStore.fieldNames(b.field, shards))
             : Set.of(b.field));
@@ -93,7 +96,8 @@ public final class ShardedCounter {
     checkId(counterId);
     checkAmount(amount);
     Objects.requireNonNull(recorder, "recorder");
-    store.add(counterId, randomShard(), amount, recorder);
+    Deadline.within(Deadline.after(deadline),
+        () -> store.add(counterId, randomShard(), amount, recorder));
   }
 
   /**
@@ -129,10 +133,12 @@ public final class ShardedCounter {
     checkAmount(amount);
     Objects.requireNonNull(recorder, "recorder");
     int shard = randomShard();
-    if (store.tryTake(counterId, shard, amount, recorder)) {
-      return new DecrementResult(amount, 1, false);
-    }
-    return combiner.combine(counterId, amount, shard, recorder);
+    return Deadline.within(Deadline.after(deadline), () -> {
+      if (store.tryTake(counterId, shard, amount, recorder)) {
+        return new DecrementResult(amount, 1, false);
+      }
+      return combiner.combine(counterId, amount, shard, recorder);
+    });
   }
 
   /**
@@ -142,13 +148,14 @@ public final class ShardedCounter {
    */
   public long total(String counterId) {
     checkId(counterId);
-    return ShardPlans.sum(store.read(counterId));
+    return Deadline.within(Deadline.after(deadline), () -> ShardPlans.sum(store.read(counterId)));
   }
 
   /** Every shard's value, index = shard number. */
   public List<Long> shardValues(String counterId) {
     checkId(counterId);
-    return Arrays.stream(store.read(counterId)).boxed().toList();
+    return Deadline.within(Deadline.after(deadline),
+        () -> Arrays.stream(store.read(counterId)).boxed().toList());
   }
 
   public CounterLayout layout() {
@@ -179,6 +186,7 @@ public final class ShardedCounter {
     private String field = "balance";
     private LockService lockService;
     private Duration lockWaitTimeout = Duration.ofSeconds(5);
+    private Duration deadline = Duration.ofSeconds(10);
     private int maxCombineAttempts = 16;
     private Ticker ticker = Ticker.system();
     private VersionPolicy versionPolicy;
@@ -217,6 +225,16 @@ public final class ShardedCounter {
     /** How long a multi-shard decrement waits for the counter's lock; default 5 s. */
     public Builder lockWaitTimeout(Duration lockWaitTimeout) {
       this.lockWaitTimeout = Checks.positive("lockWaitTimeout", lockWaitTimeout);
+      return this;
+    }
+
+    /**
+     * The budget of one call, from its start: each of its MongoDB operations gets the time left
+     * (a write also a short grace to learn its outcome), and the combine lock's wait is cut to
+     * it; default 10 s (the lock wait and the drain after it).
+     */
+    public Builder deadline(Duration deadline) {
+      this.deadline = Checks.positive("deadline", deadline);
       return this;
     }
 

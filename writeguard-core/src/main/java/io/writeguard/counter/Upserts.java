@@ -1,5 +1,6 @@
 package io.writeguard.counter;
 
+import io.writeguard.internal.Deadline;
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
@@ -22,7 +23,7 @@ final class Upserts {
   static void upsert(MongoCollection<Document> collection, Bson filter, Bson update) {
     for (int attempt = 1; ; attempt++) {
       try {
-        collection.updateOne(filter, update, UPSERT);
+        Deadline.boundedWrite(collection).updateOne(filter, update, UPSERT);
         return;
       } catch (MongoWriteException e) {
         if (attempt >= MAX_TRIES

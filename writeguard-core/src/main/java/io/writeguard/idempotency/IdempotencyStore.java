@@ -1,5 +1,6 @@
 package io.writeguard.idempotency;
 
+import io.writeguard.internal.Deadline;
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 
@@ -152,19 +153,24 @@ public final class IdempotencyStore {
    */
   public boolean forget(String key) {
     Checks.notBlank("key", key);
-    return collection.deleteOne(and(eq("_id", key), eq("state", DONE))).getDeletedCount() == 1;
+    return Deadline.boundedWrite(collection).deleteOne(and(eq("_id", key), eq("state", DONE)))
+        .getDeletedCount() == 1;
   }
 
   private <T> OnceResult<T> execute(String key, Codec<T> codec, Callable<? extends T> action) {
     String token = UUID.randomUUID().toString();
     long start = ticker.nanoTime();
+    // Every round trip gets the time left before the caller's deadline, if any; the wait for
+    // another claim's outcome is cut to it (the wait timeout counts from the first check, so
+    // a zero wait still looks once).
+    Duration wait = Deadline.capWait(waitTimeout);
     int checks = 0;
     while (true) {
       if (claim(key, token)) {
         return run(key, token, action);
       }
       checks++;
-      BsonDocument record = raw.find(eq("_id", key)).first();
+      BsonDocument record = Deadline.bounded(raw).find(eq("_id", key)).first();
       if (record == null) {
         continue; // released between our claim and our read: nobody holds it, claim again
       }
@@ -186,7 +192,7 @@ public final class IdempotencyStore {
         }
       }
       long waited = ticker.nanoTime() - start;
-      long left = waitTimeout.toNanos() - waited;
+      long left = wait.toNanos() - waited;
       if (left <= 0) {
         throw new IdempotencyInProgressException(key, Duration.ofNanos(waited), owner, checks);
       }
@@ -221,6 +227,10 @@ public final class IdempotencyStore {
           throw e;
         }
         last = e;
+        Deadline deadline = Deadline.current();
+        if (deadline != null && deadline.passed()) {
+          break; // the wait is over: no more sends, the claim is given up below
+        }
         log.warn("idempotency key '{}': claiming it failed (send {}), sending it again", key,
             send, e);
       }
@@ -232,7 +242,7 @@ public final class IdempotencyStore {
   /** Deletes our claim if it was applied after all; a failure is attached to {@code cause}. */
   private void abandonClaim(String key, String token, RuntimeException cause) {
     try {
-      Uninterrupted.run(() -> collection.deleteOne(
+      Uninterrupted.run(() -> Deadline.boundedWrite(collection).deleteOne(
           and(eq("_id", key), eq("owner", token), eq("state", PENDING))));
     } catch (RuntimeException e) {
       cause.addSuppressed(e);
@@ -241,7 +251,7 @@ public final class IdempotencyStore {
 
   private boolean tryClaim(String key, String token) {
     try {
-      collection.updateOne(and(eq("_id", key), eq("owner", token)), Updates.combine(
+      Deadline.boundedWrite(collection).updateOne(and(eq("_id", key), eq("owner", token)), Updates.combine(
           Updates.set("state", PENDING),
           Updates.set("leaseMillis", lease.toMillis()),
           Updates.set("takeovers", 0),
@@ -271,7 +281,7 @@ public final class IdempotencyStore {
       log.warn("idempotency key '{}': taking the expired claim over failed; checking whether it"
           + " was applied", key, e);
       try {
-        BsonDocument now = raw.find(eq("_id", key)).first();
+        BsonDocument now = Deadline.bounded(raw).find(eq("_id", key)).first();
         return now != null && token.equals(now.getString("owner").getValue())
             && PENDING.equals(now.getString("state").getValue());
       } catch (RuntimeException unread) {
@@ -283,7 +293,7 @@ public final class IdempotencyStore {
   }
 
   private boolean tryTakeOver(String key, String expiredOwner, String token) {
-    return collection.updateOne(
+    return Deadline.boundedWrite(collection).updateOne(
         and(eq("_id", key), eq("state", PENDING), eq("owner", expiredOwner), LEASE_EXPIRED),
         Updates.combine(
             Updates.set("owner", token),
@@ -383,7 +393,7 @@ public final class IdempotencyStore {
       try {
         // Filtered on our token only, not on "pending": if an earlier try was applied but its
         // reply was lost, this one matches our own "done" record and rewrites the same outcome.
-        long matched = Uninterrupted.call(() -> collection.updateOne(
+        long matched = Uninterrupted.call(() -> Deadline.boundedWrite(collection).updateOne(
             and(eq("_id", key), eq("owner", token)), completion).getMatchedCount());
         if (matched == 1) {
           return;
@@ -408,7 +418,7 @@ public final class IdempotencyStore {
    */
   private void release(String key, String token, Throwable failure) {
     try {
-      Uninterrupted.run(() -> collection.deleteOne(
+      Uninterrupted.run(() -> Deadline.boundedWrite(collection).deleteOne(
           and(eq("_id", key), eq("owner", token), eq("state", PENDING))));
     } catch (RuntimeException e) {
       // The claim then expires with its lease; the action's own failure is what the caller needs.

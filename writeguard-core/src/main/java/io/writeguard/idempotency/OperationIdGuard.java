@@ -1,5 +1,6 @@
 package io.writeguard.idempotency;
 
+import io.writeguard.internal.Deadline;
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.ne;
@@ -85,7 +86,7 @@ public final class OperationIdGuard {
     Bson change = versionPolicy == null ? update : versionPolicy.raising(update);
     Bson withOp = Updates.combine(change,
         Updates.pushEach(field, List.of(opId), new PushOptions().slice(-keep)));
-    if (collection.updateOne(and(filters), withOp).getMatchedCount() == 1) {
+    if (Deadline.boundedWrite(collection).updateOne(and(filters), withOp).getMatchedCount() == 1) {
       return OpResult.APPLIED;
     }
     return isRecorded(collection, id, opId) ? OpResult.ALREADY_APPLIED : OpResult.NOT_MATCHED;
@@ -99,7 +100,7 @@ public final class OperationIdGuard {
     Objects.requireNonNull(collection, "collection");
     Objects.requireNonNull(id, "id");
     Checks.notBlank("opId", opId);
-    return collection.countDocuments(and(eq("_id", id), eq(field, opId)),
+    return Deadline.bounded(collection).countDocuments(and(eq("_id", id), eq(field, opId)),
         new CountOptions().limit(1)) > 0;
   }
 

@@ -128,11 +128,23 @@ public final class LeaseLockEngine {
     scheduler.scheduleWithFixedDelay(task, nanos, nanos, TimeUnit.NANOSECONDS);
   }
 
-  /** Waits up to {@code waitTimeout}: first in this process's queue for the key, then in the store. */
-  public LockHandle acquire(String key, Duration waitTimeout) {
+  /**
+   * Waits up to {@code waitTimeout}, or to the calling thread's {@link Deadline} if that comes
+   * first (the wait and the work under the lock share the caller's budget): first in this
+   * process's queue for the key, then in the store, whose round trips end with the wait.
+   */
+  public LockHandle acquire(String key, Duration requestedWait) {
     LockArguments.checkKey("key", key, maxKeyLength);
-    long timeoutNanos = LockArguments.checkTimeoutNanos(waitTimeout);
+    LockArguments.checkTimeoutNanos(requestedWait);
     checkOpen();
+    Duration capped = Deadline.capWait(requestedWait);
+    Duration waitTimeout = capped.isZero() ? Duration.ofNanos(1) : capped;
+    long timeoutNanos = LockArguments.checkTimeoutNanos(waitTimeout);
+    return Deadline.within(Deadline.after(waitTimeout),
+        () -> acquireWithin(key, waitTimeout, timeoutNanos));
+  }
+
+  private LockHandle acquireWithin(String key, Duration waitTimeout, long timeoutNanos) {
     long start = ticker.nanoTime();
     LockHandle local;
     try {
@@ -250,6 +262,15 @@ public final class LeaseLockEngine {
       throw e;
     } catch (RuntimeException e) {
       abandonLater(key, attemptId);
+      Deadline deadline = Deadline.current();
+      if (queued && deadline != null && deadline.passed()) {
+        // The wait ran out during the take (a stalled store): a lock not had in time.
+        listener.onLockWait(backend, key, elapsed(start), false);
+        LockTimeoutException timeout = new LockTimeoutException(backend, key,
+            elapsed(start), localLocks.waiting(key) + 1);
+        timeout.initCause(e);
+        throw timeout;
+      }
       throw new LockBackendException(backend + " lock '" + LockArguments.shorten(key) + "' on " + store.describe()
           + ": attempt " + attempt + " failed after " + elapsed(start).toMillis() + "ms: " + e.getMessage(), e);
     }

@@ -1,5 +1,6 @@
 package io.writeguard.lock;
 
+import io.writeguard.internal.Deadline;
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
@@ -132,7 +133,7 @@ public final class FencedWriter {
     // it back (that would lower the fence), so moving the fence moves the version too.
     Bson update = versionPolicy == null
         ? raiseFence : Updates.combine(raiseFence, versionPolicy.increment());
-    Document doc = collection.findOneAndUpdate(fenced(lock, id, null), update, AFTER);
+    Document doc = Deadline.boundedWrite(collection).findOneAndUpdate(fenced(lock, id, null), update, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
@@ -149,7 +150,7 @@ public final class FencedWriter {
   public Outcome updateOne(LockHandle lock, Object id, Bson filter, Bson update) {
     checkUsable(lock, id);
     Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
-    if (collection.updateOne(fenced(lock, id, filter), fencedUpdate).getMatchedCount() == 1) {
+    if (Deadline.boundedWrite(collection).updateOne(fenced(lock, id, filter), fencedUpdate).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
     return classifyMiss(lock, id, filter != null);
@@ -164,7 +165,7 @@ public final class FencedWriter {
     checkUsable(lock, id);
     Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
     try {
-      collection.updateOne(fenced(lock, id, null), fencedUpdate, new UpdateOptions().upsert(true));
+      Deadline.boundedWrite(collection).updateOne(fenced(lock, id, null), fencedUpdate, new UpdateOptions().upsert(true));
     } catch (MongoException e) {
       if (MongoLockStore.isDuplicateKey(e)) {
         classifyMiss(lock, id, false); // throws if stale
@@ -195,7 +196,7 @@ public final class FencedWriter {
    */
   public Outcome replaceOne(LockHandle lock, Object id, Bson filter, Document replacement) {
     Replacing r = replacing(lock, id, filter, replacement);
-    if (collection.replaceOne(fenced(lock, id, r.match), r.stored).getMatchedCount() == 1) {
+    if (Deadline.boundedWrite(collection).replaceOne(fenced(lock, id, r.match), r.stored).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
     return classifyMiss(lock, id, r.match != null);
@@ -210,7 +211,7 @@ public final class FencedWriter {
   public Optional<Document> findOneAndReplace(LockHandle lock, Object id, Bson filter,
       Document replacement) {
     Replacing r = replacing(lock, id, filter, replacement);
-    Document doc = collection.findOneAndReplace(fenced(lock, id, r.match), r.stored,
+    Document doc = Deadline.boundedWrite(collection).findOneAndReplace(fenced(lock, id, r.match), r.stored,
         REPLACE_AFTER);
     if (doc != null) {
       return Optional.of(doc);
@@ -262,7 +263,7 @@ public final class FencedWriter {
       Bson update) {
     checkUsable(lock, id);
     Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
-    Document doc = collection.findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
+    Document doc = Deadline.boundedWrite(collection).findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
@@ -301,7 +302,7 @@ public final class FencedWriter {
 
   /** Why a fenced write matched nothing; throws if the reason is a newer token. */
   private Outcome classifyMiss(LockHandle lock, Object id, boolean hadExtraFilter) {
-    Document current = collection.find(eq("_id", id)).projection(Projections.include(fenceField)).first();
+    Document current = Deadline.bounded(collection).find(eq("_id", id)).projection(Projections.include(fenceField)).first();
     if (current == null) {
       return Outcome.NOT_FOUND;
     }

@@ -28,6 +28,7 @@ import com.mongodb.client.model.UpdateOptions;
 import io.writeguard.Sleeper;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Backoff;
+import io.writeguard.internal.Deadline;
 import io.writeguard.internal.LeaseStore;
 import io.writeguard.internal.LockArguments;
 import java.time.Duration;
@@ -126,7 +127,7 @@ final class MongoLockStore implements LeaseStore {
     Bson update = combine(set(OWNER, owner), set(ATTEMPT, attempt), set(LEASE_MS, leaseMs), inc(TOKEN, (long) block),
         currentDate(ACQUIRED_AT), currentDate(RENEWED_AT), setOnInsert(FRESH, true));
     try {
-      Document doc = locks.findOneAndUpdate(filter, update, UPSERT_AFTER);
+      Document doc = Deadline.boundedWrite(locks).findOneAndUpdate(filter, update, UPSERT_AFTER);
       long top = tokenOf(doc);
       if (Boolean.TRUE.equals(doc.getBoolean(FRESH))) {
         Long lifted = liftAboveFloor(key, owner, attempt, block);
@@ -158,7 +159,7 @@ final class MongoLockStore implements LeaseStore {
    */
   private void markContended(String key, String owner) {
     try {
-      locks.updateOne(and(eq("_id", key), ne(OWNER, owner)), currentDate(CONTENDED_AT));
+      Deadline.boundedWrite(locks).updateOne(and(eq("_id", key), ne(OWNER, owner)), currentDate(CONTENDED_AT));
     } catch (MongoInterruptedException e) {
       InterruptedException cause = new InterruptedException(e.getMessage());
       cause.initCause(e);
@@ -174,9 +175,9 @@ final class MongoLockStore implements LeaseStore {
    * the {@code fresh} mark. Returns the new top token, or null if the lease was lost meanwhile.
    */
   private Long liftAboveFloor(String key, String owner, String attempt, int block) {
-    Document floorDoc = locks.find(eq("_id", FLOOR_ID)).first();
+    Document floorDoc = Deadline.bounded(locks).find(eq("_id", FLOOR_ID)).first();
     long floor = floorDoc == null ? 0 : ((Number) floorDoc.get(FLOOR)).longValue();
-    Document doc = locks.findOneAndUpdate(ours(key, owner, attempt),
+    Document doc = Deadline.boundedWrite(locks).findOneAndUpdate(ours(key, owner, attempt),
         combine(unset(FRESH), max(TOKEN, floor + block)), AFTER);
     return doc == null ? null : tokenOf(doc);
   }
@@ -184,7 +185,7 @@ final class MongoLockStore implements LeaseStore {
   /** Extends the lease from now (server clock). False if the document is no longer ours. */
   @Override
   public boolean renew(String key, String owner, String attempt, Grant grant) {
-    return locks.updateOne(ours(key, owner, attempt), currentDate(RENEWED_AT)).getMatchedCount() == 1;
+    return Deadline.boundedWrite(locks).updateOne(ours(key, owner, attempt), currentDate(RENEWED_AT)).getMatchedCount() == 1;
   }
 
   /**
@@ -194,7 +195,7 @@ final class MongoLockStore implements LeaseStore {
    */
   @Override
   public long release(String key, String owner, String attempt, Grant grant) {
-    Document before = locks.findOneAndUpdate(ours(key, owner, attempt),
+    Document before = Deadline.boundedWrite(locks).findOneAndUpdate(ours(key, owner, attempt),
         combine(set(OWNER, null), currentDate(RELEASED_AT)), RELEASE_OPTIONS);
     if (before == null) {
       return 0;
@@ -207,7 +208,7 @@ final class MongoLockStore implements LeaseStore {
 
   @Override
   public void abandon(String key, String owner, String attempt) {
-    locks.updateOne(ours(key, owner, attempt), combine(set(OWNER, null), currentDate(RELEASED_AT)));
+    Deadline.boundedWrite(locks).updateOne(ours(key, owner, attempt), combine(set(OWNER, null), currentDate(RELEASED_AT)));
   }
 
   /** A busy head polls: bounded exponential backoff, jittered, capped by the remaining wait. */
@@ -233,7 +234,7 @@ final class MongoLockStore implements LeaseStore {
    */
   long deleteStale(long staleAfterMs, int limit) {
     Bson stale = and(type("_id", BsonType.STRING), expiredFor(staleAfterMs));
-    List<Document> found = locks.find(stale).projection(Projections.include(TOKEN)).limit(limit)
+    List<Document> found = Deadline.bounded(locks).find(stale).projection(Projections.include(TOKEN)).limit(limit)
         .into(new ArrayList<>());
     if (found.isEmpty()) {
       return 0;
@@ -245,13 +246,13 @@ final class MongoLockStore implements LeaseStore {
       highest = Math.max(highest, token);
       exact.add(and(eq("_id", doc.get("_id")), eq(TOKEN, doc.get(TOKEN))));
     }
-    locks.updateOne(eq("_id", FLOOR_ID), max(FLOOR, highest), new UpdateOptions().upsert(true));
-    return locks.deleteMany(and(or(exact), stale)).getDeletedCount();
+    Deadline.boundedWrite(locks).updateOne(eq("_id", FLOOR_ID), max(FLOOR, highest), new UpdateOptions().upsert(true));
+    return Deadline.boundedWrite(locks).deleteMany(and(or(exact), stale)).getDeletedCount();
   }
 
   /** The stored lock document, for tests and diagnostics. */
   Document find(String key) {
-    return locks.find(eq("_id", key)).first();
+    return Deadline.bounded(locks).find(eq("_id", key)).first();
   }
 
   static boolean isDuplicateKey(MongoException e) {

@@ -1,5 +1,6 @@
 package io.writeguard.tx;
 
+import io.writeguard.internal.Deadline;
 import com.mongodb.TransactionOptions;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
@@ -39,7 +40,7 @@ final class DriverSessionSource implements SessionSource {
   private Optional<String> inspect() {
     ClusterDescription cluster = client.getClusterDescription();
     if (cluster.getType() == ClusterType.UNKNOWN) {
-      client.getDatabase("admin").runCommand(new Document("ping", 1));
+      Deadline.bounded(client.getDatabase("admin")).runCommand(new Document("ping", 1));
       cluster = client.getClusterDescription();
     }
     String servers = cluster.getServerDescriptions().stream()

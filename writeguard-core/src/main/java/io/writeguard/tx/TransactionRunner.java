@@ -1,5 +1,6 @@
 package io.writeguard.tx;
 
+import io.writeguard.internal.Deadline;
 import com.mongodb.MongoClientException;
 import com.mongodb.MongoException;
 import com.mongodb.ReadConcern;
@@ -110,6 +111,11 @@ public final class TransactionRunner {
   public <T> T run(TransactionWork<T> work) {
     Objects.requireNonNull(work, "work");
     long start = ticker.nanoTime();
+    // The check, each attempt's operations and its commit end by the deadline (see start).
+    return Deadline.within(Deadline.after(deadline), () -> runWithin(work, start));
+  }
+
+  private <T> T runWithin(TransactionWork<T> work, long start) {
     Optional<String> unsupported;
     try {
       unsupported = sessions.whyTransactionsUnsupported();
@@ -180,7 +186,8 @@ public final class TransactionRunner {
 
   private void start(TxSession session) {
     try {
-      session.startTransaction(options);
+      // The whole attempt, the user's operations in it included, gets the time left.
+      session.startTransaction(Deadline.boundedTransaction(options));
     } catch (MongoClientException e) {
       // The driver refuses before sending anything; the body has not run.
       throw new TransactionsUnsupportedException(
@@ -192,7 +199,8 @@ public final class TransactionRunner {
   private void backoffOrGiveUp(String label, int attempt, long start, MongoException cause) {
     Duration backoff = backoff(attempt);
     long elapsed = ticker.nanoTime() - start;
-    boolean outOfTime = elapsed + backoff.toNanos() >= deadline.toNanos();
+    boolean outOfTime = elapsed + backoff.toNanos() >= deadline.toNanos()
+        || Deadline.passesWithin(backoff); // the caller's deadline, if earlier
     if (attempt >= maxAttempts || outOfTime) {
       String ran = attempt >= maxAttempts ? "attempts (" + maxAttempts + ")" : "deadline ("
           + deadline.toMillis() + "ms)";

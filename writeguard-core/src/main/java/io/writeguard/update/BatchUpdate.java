@@ -3,6 +3,7 @@ package io.writeguard.update;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.combine.KeyedCombiner;
+import io.writeguard.internal.Deadline;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.version.VersionPolicy;
@@ -306,12 +307,22 @@ final class BatchUpdate {
     }
     int retries = 0;
     while (!pending.isEmpty()) {
-      List<Caller> retried = round(id, requests, pending);
+      // A round answers all its callers: it is bounded by the earliest of their deadlines.
+      List<Caller> retried = Deadline.within(roundDeadline(pending),
+          () -> round(id, requests, pending));
       if (!retried.isEmpty()) {
         retries++;
         backOffOrGiveUp(id, requests, pending, retried, retries);
       }
     }
+  }
+
+  private Deadline roundDeadline(List<Caller> pending) {
+    long earliest = pending.get(0).startNanos;
+    for (Caller c : pending) {
+      earliest = c.startNanos - earliest < 0 ? c.startNanos : earliest;
+    }
+    return loop.deadlineOf(earliest);
   }
 
   private void runAlone(Object id, Requests requests) {
@@ -612,7 +623,8 @@ final class BatchUpdate {
       RetriesExhaustedException.Budget out = null;
       if (c.attempt >= retry.maxAttempts()) {
         out = RetriesExhaustedException.Budget.ATTEMPTS;
-      } else if (now + backoff.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0) {
+      } else if (now + backoff.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0
+          || Deadline.passesWithin(backoff)) { // the caller's deadline (the leader's thread)
         out = RetriesExhaustedException.Budget.DEADLINE;
       }
       if (out != null) {

@@ -8,6 +8,7 @@ import io.writeguard.combine.CombineTimeoutException;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.Deadline;
 import io.writeguard.internal.DocumentKey;
 import io.writeguard.internal.UnderLock;
 import io.writeguard.lock.FencedWriter;
@@ -188,6 +189,13 @@ public final class LockedUpdater {
     // whatever Java type its id came in, and two documents never share a batch.
     DocumentKey key = DocumentKey.of(id, store.codecRegistry());
     Mutator checked = writer == null ? mutator : leavingTheFence(mutator);
+    // The lock wait, the update under it and the release share one budget (see Deadline).
+    return Deadline.within(Deadline.after(lockWait.plus(retryPolicy.deadline())),
+        () -> runWithin(id, key, checked, returnAfter));
+  }
+
+  private UpdateOutcome runWithin(Object id, DocumentKey key, Mutator checked,
+      boolean returnAfter) {
     int rejections = 0;
     while (true) {
       try {

@@ -7,6 +7,7 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.result.UpdateResult;
+import io.writeguard.internal.Deadline;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -17,8 +18,9 @@ import org.bson.conversions.Bson;
 /**
  * {@link Store} on a driver collection. Reads come back as {@link RawBsonDocument}: immutable
  * bytes the loop decodes into a private {@link Document} for each use, so nothing the mutator
- * does to its copy can leak into what the loop reports. Thread-safe (the driver's collection
- * is).
+ * does to its copy can leak into what the loop reports. Every operation is bounded by the
+ * calling thread's {@link Deadline} (a write by the time left plus its grace). Thread-safe (the
+ * driver's collection is).
  */
 final class MongoStore implements Store {
   // The driver's default for findOneAndUpdate is BEFORE; a CAS caller wants what it wrote.
@@ -62,7 +64,7 @@ final class MongoStore implements Store {
     }
     WriteConstraints read;
     try {
-      List<BsonDocument> indexes = collection.listIndexes(BsonDocument.class)
+      List<BsonDocument> indexes = Deadline.bounded(collection).listIndexes(BsonDocument.class)
           .into(new java.util.ArrayList<>());
       read = WriteConstraints.of(indexes);
     } catch (RuntimeException e) {
@@ -92,12 +94,12 @@ final class MongoStore implements Store {
 
   @Override
   public RawBsonDocument read(Object id) {
-    return raw.find(Filters.eq("_id", id)).first();
+    return Deadline.bounded(raw).find(Filters.eq("_id", id)).first();
   }
 
   @Override
   public RawBsonDocument probe(Object id, String versionField) {
-    return raw.find(Filters.eq("_id", id))
+    return Deadline.bounded(raw).find(Filters.eq("_id", id))
         .projection(Projections.include("_id", versionField))
         .first();
   }
@@ -105,19 +107,21 @@ final class MongoStore implements Store {
   @Override
   public WriteResult update(Bson filter, BsonDocument update, boolean returnAfter) {
     if (returnAfter) {
-      Document after = collection.findOneAndUpdate(filter, update, UPDATE_AFTER);
+      Document after =
+          Deadline.boundedWrite(collection).findOneAndUpdate(filter, update, UPDATE_AFTER);
       return after == null ? WriteResult.MISSED : new WriteResult(true, after);
     }
-    return matched(collection.updateOne(filter, update));
+    return matched(Deadline.boundedWrite(collection).updateOne(filter, update));
   }
 
   @Override
   public WriteResult replace(Bson filter, Document replacement, boolean returnAfter) {
     if (returnAfter) {
-      Document after = collection.findOneAndReplace(filter, replacement, REPLACE_AFTER);
+      Document after =
+          Deadline.boundedWrite(collection).findOneAndReplace(filter, replacement, REPLACE_AFTER);
       return after == null ? WriteResult.MISSED : new WriteResult(true, after);
     }
-    return matched(collection.replaceOne(filter, replacement));
+    return matched(Deadline.boundedWrite(collection).replaceOne(filter, replacement));
   }
 
   private static WriteResult matched(UpdateResult result) {

@@ -3,6 +3,7 @@ package io.writeguard.update;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Deadline;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.version.VersionFieldException;
@@ -114,6 +115,18 @@ final class UpdateLoop {
   UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter, long startNanos) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(mutator, "mutator");
+    // Every round trip of the call gets the time left before its deadline (see Deadline).
+    return Deadline.within(deadlineOf(startNanos),
+        () -> runWithin(id, mutator, returnAfter, startNanos));
+  }
+
+  /** The deadline, on the driver's clock, of a call that started at {@code startNanos}. */
+  Deadline deadlineOf(long startNanos) {
+    return Deadline.afterNanos(startNanos + retry.deadline().toNanos() - ticker.nanoTime());
+  }
+
+  private UpdateOutcome runWithin(Object id, Mutator mutator, boolean returnAfter,
+      long startNanos) {
     Call call = new Call(id, startNanos);
     try {
       while (true) {
@@ -265,8 +278,9 @@ final class UpdateLoop {
     Duration backoff = retry.backoff(call.attempt,
         random != null ? random : ThreadLocalRandom.current());
     long deadline = call.startNanos + retry.deadline().toNanos();
-    // Start a retry only if it can start before the deadline; sleeping past it is wasted.
-    if (ticker.nanoTime() + backoff.toNanos() - deadline >= 0) {
+    // Start a retry only if it can start before the deadline (the policy's, or the caller's
+    // if earlier); sleeping past it is wasted.
+    if (ticker.nanoTime() + backoff.toNanos() - deadline >= 0 || Deadline.passesWithin(backoff)) {
       throw exhausted(call, RetriesExhaustedException.Budget.DEADLINE);
     }
     listener.onRetry(scope, call.id, call.attempt, backoff);

@@ -1,5 +1,6 @@
 package io.writeguard.version;
 
+import io.writeguard.internal.Deadline;
 import com.mongodb.client.MongoCollection;
 import java.util.Objects;
 import org.bson.Document;
@@ -46,7 +47,7 @@ public final class VersionedInsert {
       MongoCollection<Document> collection, VersionPolicy policy, Document document) {
     Objects.requireNonNull(collection, "collection");
     Document stamped = stamp(policy, document);
-    collection.insertOne(stamped);
+    Deadline.boundedWrite(collection).insertOne(stamped);
     return stamped;
   }
 }

@@ -3,6 +3,7 @@ package io.writeguard.redis;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Deadline;
 import io.writeguard.internal.LeaseStore;
 import io.writeguard.internal.LockArguments;
 import java.time.Duration;
@@ -165,14 +166,20 @@ final class RedisLeaseStore implements LeaseStore {
     }
   }
 
-  /** The reply within {@code commandTimeout}; a late or failed reply is a store failure. */
+  /**
+   * The reply within {@code commandTimeout}, or the time left before the calling thread's
+   * deadline (plus the grace to learn a script's outcome) if that is shorter; a late or failed
+   * reply is a store failure.
+   */
   private long await(CompletableFuture<Long> reply, String key) {
+    Duration timeout = Deadline.commandTimeout(commandTimeout, true);
     try {
-      return reply.get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      return reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       throw new WriteGuardInterruptedException("waiting for redis to answer for lock '" + LockArguments.shorten(key) + "'", e);
     } catch (TimeoutException e) {
-      throw new RedisCommandTimeoutException("no answer within commandTimeout " + commandTimeout.toMillis() + "ms");
+      throw new RedisCommandTimeoutException("no answer within " + timeout.toMillis() + "ms"
+          + (timeout.equals(commandTimeout) ? " (commandTimeout)" : " (the caller's deadline)"));
     } catch (ExecutionException e) {
       Throwable cause = LockScripts.unwrap(e);
       throw cause instanceof RuntimeException runtime ? runtime : new RedisException(cause);

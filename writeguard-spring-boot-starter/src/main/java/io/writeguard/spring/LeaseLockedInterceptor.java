@@ -1,5 +1,6 @@
 package io.writeguard.spring;
 
+import io.writeguard.Deadlines;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import java.lang.reflect.Method;
@@ -81,6 +82,28 @@ final class LeaseLockedInterceptor implements MethodInterceptor {
           + service.backend() + ") that this thread already holds: locks are not reentrant,"
           + " and waiting for itself would only time out");
     }
+    Duration deadline = properties.getObject().getLock().getCallDeadline();
+    if (deadline == null) {
+      return invokeLocked(plan, invocation, arguments, key, service);
+    }
+    // The wait, the method and the release share the call's budget (see Deadlines).
+    Throwable[] thrown = new Throwable[1];
+    Object result = Deadlines.within(deadline, () -> {
+      try {
+        return invokeLocked(plan, invocation, arguments, key, service);
+      } catch (Throwable t) {
+        thrown[0] = t;
+        return null;
+      }
+    });
+    if (thrown[0] != null) {
+      throw thrown[0];
+    }
+    return result;
+  }
+
+  private Object invokeLocked(Plan plan, MethodInvocation invocation, Object[] arguments,
+      String key, LockService service) throws Throwable {
     WriteGuardExceptionTranslator translator = translators.getObject();
     if (plan.async() != Async.NONE) {
       return asyncLocking().invoke(invocation, plan.async() == Async.MONO, service, key,

@@ -263,6 +263,22 @@ public class WriteGuardProperties implements Validator {
      * is taken before a transaction begins and released after it commits.
      */
     private int advisorOrder = LeaseLockedAdvisor.DEFAULT_ORDER;
+    /**
+     * The budget of one @LeaseLocked call, from the start of its lock wait to its release:
+     * the wait is cut to it, and every MongoDB operation and Redis command of the call (the
+     * method's own updates, locks and counters included) gets the time left. Unset: each part
+     * keeps its own bound (the wait, each updater's retry deadline).
+     */
+    private Duration callDeadline;
+
+    public Duration getCallDeadline() {
+      return callDeadline;
+    }
+
+    public void setCallDeadline(Duration callDeadline) {
+      this.callDeadline = callDeadline == null ? null
+          : Checks.positive("writeguard.lock.call-deadline", callDeadline);
+    }
 
     public String getDefaultService() {
       return defaultService;

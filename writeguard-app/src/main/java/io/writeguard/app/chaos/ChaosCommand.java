@@ -56,6 +56,11 @@ public final class ChaosCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   private String mongoTimeout;
 
+  @Option(names = "--deadline", paramLabel = "TIME", defaultValue = "10s",
+      description = "Each operation's deadline, and the serve JVMs' request deadline; the bound"
+          + " checked is it + 1 s (default: ${DEFAULT-VALUE}).")
+  private String deadline;
+
   @Option(names = "--json", paramLabel = "FILE", defaultValue = "chaos-report.json",
       description = "Where to write the JSON result (default: ${DEFAULT-VALUE}).")
   private Path json;
@@ -74,7 +79,8 @@ public final class ChaosCommand implements Callable<Integer> {
             + String.join(", ", GUARDED) + ", naive; local-lock protects one process only)");
       }
     }
-    ChaosSettings settings = ChaosSettings.of(shortRun, parse(mongoTimeout));
+    ChaosSettings settings = ChaosSettings.of(shortRun, parse("--mongo-timeout", mongoTimeout),
+        parse("--deadline", deadline));
     PrintWriter out = spec.commandLine().getOut();
     Path dir = Files.createTempDirectory("writeguard-chaos");
     List<ChaosRow> rows = new ArrayList<>();
@@ -84,7 +90,7 @@ public final class ChaosCommand implements Callable<Integer> {
         rows.addAll(run.run(fault));
       }
     }
-    ChaosReport.printTable(rows, out);
+    ChaosReport.printTable(rows, settings, out);
     ChaosReport.writeJson(rows, settings, json);
     boolean ok = rows.stream().allMatch(ChaosRow::ok);
     out.println((ok ? "chaos: every row holds" : "chaos: FAILED")
@@ -93,10 +99,10 @@ public final class ChaosCommand implements Callable<Integer> {
     return ok ? 0 : 1;
   }
 
-  private static Duration parse(String text) {
+  private static Duration parse(String option, String text) {
     Matcher m = DURATION.matcher(text == null ? "" : text.trim());
-    if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
-      throw new UsageException("--mongo-timeout must be a positive duration such as 2s or"
+    if (!m.matches() || Long.parseLong(m.group(1)) == 0 || m.group(1).length() > 9) {
+      throw new UsageException(option + " must be a positive duration such as 2s or"
           + " 1500ms, was '" + text + "'");
     }
     long n = Long.parseLong(m.group(1));

@@ -35,7 +35,10 @@ public final class ChaosHolder {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     List<String> strategies = new ArrayList<>(Arrays.asList(args[3].split(",")));
     strategies.retainAll(HOLDABLE);
-    ChaosSettings settings = ChaosSettings.of(true, Duration.ofMillis(Long.parseLong(args[4])));
+    // The held operations are stopped on purpose for longer than any request deadline; they
+    // are exempt from the bounds, and a deadline must not end them before their late write.
+    ChaosSettings settings = ChaosSettings.of(true, Duration.ofMillis(Long.parseLong(args[4])),
+        Duration.ofMinutes(2));
     int held = strategies.size() * Load.WORKLOADS.size();
     CountDownLatch inside = new CountDownLatch(held);
     CountDownLatch go = new CountDownLatch(1);

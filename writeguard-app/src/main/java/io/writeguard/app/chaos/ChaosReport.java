@@ -21,6 +21,30 @@ final class ChaosReport {
 
   private ChaosReport() {}
 
+  /**
+   * The table, then one line per fault with the longest wait of each strategy against its
+   * bound (the deadline + 1 s), the figure a caller's timeout must cover.
+   */
+  static void printTable(List<ChaosRow> rows, ChaosSettings settings, PrintWriter out) {
+    printTable(rows, out);
+    java.util.Map<String, java.util.Map<String, Long>> longest = new java.util.LinkedHashMap<>();
+    for (ChaosRow r : rows) {
+      String where = r.workload().equals(Faults.SERVE_WORKLOAD)
+          ? r.fault() + " through 3 serve JVMs" : r.fault();
+      longest.computeIfAbsent(where, f -> new java.util.LinkedHashMap<>())
+          .merge(r.strategy(), r.maxLatencyMillis(), Math::max);
+    }
+    longest.forEach((fault, byStrategy) -> {
+      StringBuilder line = new StringBuilder("longest wait, " + fault + ":");
+      byStrategy.forEach((strategy, ms) -> line.append(' ').append(strategy).append(' ')
+          .append(ms).append(" ms").append(ms <= settings.bound(strategy).toMillis() ? "" : " (over)")
+          .append(','));
+      line.setLength(line.length() - 1);
+      out.println(line + " (bound " + settings.bound("atomic").toMillis() + " ms = deadline "
+          + settings.deadline().toMillis() + " ms + 1 s)");
+    });
+  }
+
   static void printTable(List<ChaosRow> rows, PrintWriter out) {
     out.printf(FORMAT, "fault", "workload", "strategy", "ops", "ack", "fail", "unknown", "lost",
         "dup", "max ms", "bound ms", "recover ms", "verdict");
@@ -71,6 +95,7 @@ final class ChaosReport {
     s.put("lockWaitMillis", settings.lockWait().toMillis());
     s.put("blackHoleMillis", settings.blackHole().toMillis());
     s.put("phaseMillis", settings.phase().toMillis());
+    s.put("deadlineMillis", settings.deadline().toMillis());
     s.put("short", settings.shortRun());
     ArrayNode array = root.putArray("rows");
     for (ChaosRow r : rows) {

@@ -51,6 +51,11 @@ import org.bson.Document;
  */
 final class Faults implements AutoCloseable {
   /** Every fault, in the order they run. */
+  /** The workload of the rows measured through serve JVMs during the black hole. */
+  static final String SERVE_WORKLOAD = "serve";
+  /** The documents the serve JVMs of the black hole are warmed up on. */
+  private static final String SERVE_WARMUP = "serve-warmup";
+
   static final List<String> NAMES = List.of("reset-refuse", "blackhole", "pause", "redis-kill",
       "mongo-kill", "serve-term", "serve-kill");
   /** The lease of {@code writeguard serve}'s lock services (their builders' default). */
@@ -100,7 +105,7 @@ final class Faults implements AutoCloseable {
     say("fault " + name + " ...");
     return switch (name) {
       case "reset-refuse" -> inProcess(name, this::resetRefuse);
-      case "blackhole" -> inProcess(name, this::blackHole);
+      case "blackhole" -> blackHoleWithServes();
       case "pause" -> inProcess(name, this::pause);
       case "redis-kill" -> inProcess(name, this::redisKill);
       case "mongo-kill" -> mongoKill(name);
@@ -170,6 +175,81 @@ final class Faults implements AutoCloseable {
     mongoProxy.refuse(REFUSAL.toMillis());
     redisSide.join();
     return new Injected(System.currentTimeMillis(), null, List.of());
+  }
+
+  /**
+   * The black hole, under the in-process load and, at the same time, under HTTP load on three
+   * serve JVMs (defaults but the request deadline) that reach MongoDB and Redis through the
+   * proxies: every request must be answered within its deadline + 1 s.
+   */
+  private List<ChaosRow> blackHoleWithServes() throws Exception {
+    ensureAuth();
+    String database = "chaos_blackhole_serve_" + nonce;
+    MongoCollection<Document> docs = direct.getDatabase(database).getCollection("docs");
+    for (String strategy : strategies) {
+      Load.seedReadInfo(docs, Load.docId(SERVE_WORKLOAD, strategy));
+      Load.seedReadInfo(docs, Load.docId(SERVE_WARMUP, strategy));
+    }
+    List<ChildJvm> holeServes = new ArrayList<>();
+    try {
+      List<String> urls = new ArrayList<>();
+      for (int i = 1; i <= 3; i++) {
+        holeServes.add(ChildJvm.start("blackhole-serve-" + i, dir, Main.class.getName(),
+            serveArgs(proxiedMongoUri(), proxiedRedisUri(), database, List.of())));
+      }
+      for (ChildJvm serve : holeServes) {
+        urls.add(serve.await(l -> l.startsWith("http://"), CHILD_START, new ArrayList<>()));
+      }
+      History history = new History();
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5)).build();
+      // A service under load is warm: a few marks per strategy on each JVM first (on documents
+      // of their own, not checked), so the first requests do not time class loading and JIT.
+      for (int i = 0; i < urls.size(); i++) {
+        for (String strategy : strategies) {
+          for (int w = 0; w < 3; w++) {
+            request(http, urls.get(i), "warm" + i + "-" + strategy + w, SERVE_WARMUP, strategy);
+          }
+        }
+      }
+      AtomicLong seq = new AtomicLong();
+      AtomicBoolean stop = new AtomicBoolean();
+      List<Thread> threads = new ArrayList<>();
+      for (String strategy : strategies) {
+        for (int t = 0; t < 3; t++) {
+          Thread thread = new Thread(() -> {
+            while (!stop.get()) {
+              long n = seq.incrementAndGet();
+              history.accept(request(http, urls.get((int) (n % urls.size())),
+                  "serve" + (n % urls.size()) + "-" + n, SERVE_WORKLOAD, strategy));
+              sleepQuietly(ThreadLocalRandom.current().nextInt(5, 25));
+            }
+          }, "chaos-blackhole-http-" + strategy + "-" + t);
+          thread.setDaemon(true);
+          threads.add(thread);
+          thread.start();
+        }
+      }
+      long[] holeEnd = new long[1];
+      List<ChaosRow> rows = inProcess("blackhole", (backends, h, db) -> {
+        Injected injected = blackHole(backends, h, db);
+        holeEnd[0] = injected.recoveryFrom();
+        return injected;
+      });
+      stop.set(true);
+      for (Thread t : threads) {
+        t.join(120_000);
+      }
+      for (String strategy : strategies) {
+        List<Op> ops = history.ops().stream().filter(o -> o.strategy().equals(strategy)).toList();
+        rows.add(checker.check("blackhole", SERVE_WORKLOAD, strategy, ops,
+            FinalState.read(docs, Load.docId(SERVE_WORKLOAD, strategy)),
+            new Recovery(holeEnd[0], settings.bound(strategy).toMillis(), ""), List.of()));
+      }
+      return rows;
+    } finally {
+      holeServes.forEach(ChildJvm::close);
+    }
   }
 
   private Injected blackHole(Backends backends, History history, String database)
@@ -281,22 +361,47 @@ final class Faults implements AutoCloseable {
   private String serveDatabase;
   private JwtAuth auth;
 
-  private void startServes() throws Exception {
-    serveDatabase = "chaos_serve_" + nonce;
+  private Path secretFile;
+
+  /** The JWT secret every serve JVM shares, written once. */
+  private void ensureAuth() throws IOException {
+    if (auth != null) {
+      return;
+    }
     byte[] secret = new byte[32];
     new SecureRandom().nextBytes(secret);
-    Path secretFile = dir.resolve("jwt-secret");
+    secretFile = dir.resolve("jwt-secret");
     Files.write(secretFile, secret);
     auth = new JwtAuth(JwtSecret.of(secret, "chaos"));
+  }
+
+  /**
+   * The arguments of a serve JVM on {@code database}; its request deadline is passed only when
+   * it differs from serve's default, so an earlier build's serve can be measured the same way.
+   */
+  private List<String> serveArgs(String mongo, String redisUri, String database,
+      List<String> more) {
+    List<String> args = new ArrayList<>(List.of("serve", "--port", "0",
+        "--mongo-uri", mongo, "--redis-uri", redisUri, "--database", database,
+        "--jwt-secret-file", secretFile.toString()));
+    if (!settings.deadline().equals(ChaosSettings.DEFAULT_DEADLINE)) {
+      args.addAll(List.of("--request-deadline", settings.deadline().toMillis() + "ms"));
+    }
+    args.addAll(more);
+    return args;
+  }
+
+  private void startServes() throws Exception {
+    serveDatabase = "chaos_serve_" + nonce;
+    ensureAuth();
     serves = new ArrayList<>();
     serveUrls = new ArrayList<>();
     for (String name : List.of("serve-b", "serve-term", "serve-kill")) {
-      serves.add(ChildJvm.start(name, dir, Main.class.getName(), List.of("serve", "--port", "0",
-          "--mongo-uri", mongoUri + (mongoUri.contains("?") ? "&" : "/?") + "directConnection=true",
-          "--redis-uri", "redis://127.0.0.1:" + redis.port(), "--database", serveDatabase,
-          "--jwt-secret-file", secretFile.toString(), "--lock-wait",
+      serves.add(ChildJvm.start(name, dir, Main.class.getName(), serveArgs(
+          mongoUri + (mongoUri.contains("?") ? "&" : "/?") + "directConnection=true",
+          "redis://127.0.0.1:" + redis.port(), serveDatabase, List.of("--lock-wait",
           settings.lockWait().toMillis() + "ms", "--mongo-timeout",
-          settings.mongoTimeout().toMillis() + "ms", "--shutdown-grace", "10s")));
+          settings.mongoTimeout().toMillis() + "ms", "--shutdown-grace", "10s"))));
     }
     for (ChildJvm serve : serves) {
       serveUrls.add(serve.await(l -> l.startsWith("http://"), CHILD_START, new ArrayList<>()));
@@ -499,7 +604,8 @@ final class Faults implements AutoCloseable {
             + Load.docId(fault, strategy).toHexString() + "/infos/k0/s0/" + index + "/read?strategy="
             + strategy))
         .header("Authorization", "Bearer " + auth.issue(id, Duration.ofMinutes(30)))
-        .timeout(settings.bound(strategy).plus(ChaosSettings.SLACK))
+        // Long enough to measure a request held for the whole black hole, not cut at the bound.
+        .timeout(settings.bound(strategy).plus(settings.blackHole()).plus(ChaosSettings.SLACK))
         .POST(HttpRequest.BodyPublishers.noBody()).build();
     long startMillis = System.currentTimeMillis();
     long start = System.nanoTime();

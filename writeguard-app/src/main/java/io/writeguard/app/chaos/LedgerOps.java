@@ -7,6 +7,7 @@ import static com.mongodb.client.model.Filters.ne;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
+import io.writeguard.internal.Deadline;
 import io.writeguard.adaptive.AdaptiveUpdater;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.LockHandle;
@@ -100,7 +101,7 @@ final class LedgerOps {
   private void atomic(Object id, String op, long amount) {
     var filter = amount < 0 ? and(eq("_id", id), ne("ledger.op", op), gte("balance", -amount))
         : and(eq("_id", id), ne("ledger.op", op));
-    long matched = docs.updateOne(filter, Updates.combine(Updates.inc("balance", amount),
+    long matched = Deadline.boundedWrite(docs).updateOne(filter, Updates.combine(Updates.inc("balance", amount),
         Updates.push("ledger", entry(op, amount)), Updates.inc(VersionPolicy.DEFAULT_FIELD, 1L)))
         .getMatchedCount();
     if (matched == 0) {

@@ -1,6 +1,7 @@
 package io.writeguard.app.chaos;
 
 import com.mongodb.client.MongoCollection;
+import io.writeguard.Deadlines;
 import io.writeguard.app.readinfo.MarkReadException;
 import io.writeguard.app.readinfo.MarkResult;
 import io.writeguard.app.readinfo.NoSuchDocumentException;
@@ -123,17 +124,22 @@ final class Load {
     String detail;
     int rejections = 0;
     try {
-      if (workload.equals(READINFO)) {
-        MarkResult r = backends.mark(strategy).mark(
-            new ReadItem(docId(READINFO, strategy), "k0", "s0", (int) (seq.get() % ITEMS)), id);
-        rejections = r.fencedRejections();
-        detail = "attempts=" + r.attempts();
-      } else {
+      // Each operation runs under its deadline, as a request handler would.
+      long credit = amount;
+      int[] rejected = new int[1];
+      detail = Deadlines.within(backends.settings.deadline(), () -> {
+        if (workload.equals(READINFO)) {
+          MarkResult r = backends.mark(strategy).mark(
+              new ReadItem(docId(READINFO, strategy), "k0", "s0", (int) (seq.get() % ITEMS)), id);
+          rejected[0] = r.fencedRejections();
+          return "attempts=" + r.attempts();
+        }
         LedgerOps.LAST_TOKEN.remove();
-        rejections = backends.ledger(strategy).apply(docId(COUNTER, strategy), id, amount);
+        rejected[0] = backends.ledger(strategy).apply(docId(COUNTER, strategy), id, credit);
         Long token = LedgerOps.LAST_TOKEN.get();
-        detail = token == null ? "" : "token=" + token;
-      }
+        return token == null ? "" : "token=" + token;
+      });
+      rejections = rejected[0];
       outcome = Op.Outcome.ACK;
     } catch (RuntimeException e) {
       outcome = classify(e);

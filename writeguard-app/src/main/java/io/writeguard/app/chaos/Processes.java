@@ -31,6 +31,9 @@ final class Processes {
 
   /** A child JVM whose stdout lines are queued for the coordinator. */
   static final class ChildJvm implements AutoCloseable {
+    /** An environment variable: the class path of the child JVMs, if not this process's. */
+    static final String CHILD_CLASSPATH = "WRITEGUARD_CHAOS_CHILD_CLASSPATH";
+
     private final Process process;
     private final String name;
     private final File stderr;
@@ -45,13 +48,20 @@ final class Processes {
       reader.start();
     }
 
-    /** Starts {@code java -cp <our class path> mainClass args...}. */
+    /**
+     * Starts {@code java -cp <our class path> mainClass args...}; the class path of
+     * {@value #CHILD_CLASSPATH} instead when that is set, to measure another build's serve and
+     * MongoDB under this run's harness (docs/chaos.md).
+     */
     static ChildJvm start(String name, Path dir, String mainClass, List<String> args) {
+      String other = System.getenv(CHILD_CLASSPATH);
+      String classPath = other == null || other.isBlank()
+          ? System.getProperty("java.class.path") : other;
       List<String> command = new ArrayList<>(List.of(
           Path.of(System.getProperty("java.home"), "bin", "java").toString(),
           "-Dlogback.configurationFile=logback.xml",
           "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", // quicker start, less CPU on a busy box
-          "-cp", System.getProperty("java.class.path"), mainClass));
+          "-cp", classPath, mainClass));
       command.addAll(args);
       File stderr = dir.resolve(name + ".stderr").toFile();
       try {

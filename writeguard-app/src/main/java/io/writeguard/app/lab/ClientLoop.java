@@ -5,6 +5,7 @@ import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
+import io.writeguard.Deadlines;
 import io.writeguard.Ticker;
 import io.writeguard.app.lab.LabRunner.RunControl;
 import io.writeguard.app.lab.Scenario.ClientWorkload;
@@ -42,6 +43,8 @@ final class ClientLoop<O> implements Runnable {
   private static final Backoff BACKEND_BACKOFF =
       Backoff.exponential(Duration.ofMillis(1), Duration.ofMillis(100));
   private final SplittableRandom jitter = new SplittableRandom();
+  /** Every operation's deadline: serve's default request deadline (docs/lab.md). */
+  static final Duration OPERATION_DEADLINE = Duration.ofSeconds(10);
   private int backendErrorsInARow;
 
   ClientLoop(ClientWorkload<O> workload, Strategy<O> strategy, Ticker ticker,
@@ -82,7 +85,8 @@ final class ClientLoop<O> implements Runnable {
       }
       long start = ticker.nanoTime();
       try {
-        strategy.apply(op);
+        // Each operation under serve's request deadline, as a request handler would run it.
+        Deadlines.within(OPERATION_DEADLINE, () -> strategy.apply(op));
         long micros = TimeUnit.NANOSECONDS.toMicros(ticker.nanoTime() - start);
         latencyMicros.recordValue(Math.max(1, micros));
         workload.acknowledged(op);

@@ -7,6 +7,7 @@ import static com.mongodb.client.model.Filters.type;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
+import io.writeguard.internal.Deadline;
 import io.writeguard.Ticker;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
@@ -60,7 +61,7 @@ final class AtomicMarkRead implements MarkReadStrategy {
         type(item.itemPath().toString(), BsonType.DOCUMENT),
         ne(item.readPath().toString(), userId));
     Bson update = Updates.combine(AtomicUpdates.addToSet(item.readPath(), userId), increment);
-    boolean added = collection.updateOne(filter, update).getMatchedCount() == 1;
+    boolean added = Deadline.boundedWrite(collection).updateOne(filter, update).getMatchedCount() == 1;
     if (!added) {
       try {
         if (!Marks.alreadyMarked(collection, item, userId)) {

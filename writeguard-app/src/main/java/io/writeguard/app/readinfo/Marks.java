@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Projections;
+import io.writeguard.internal.Deadline;
 import io.writeguard.internal.Checks;
 import org.bson.Document;
 
@@ -29,7 +30,7 @@ final class Marks {
   static boolean alreadyMarked(MongoCollection<Document> collection, ReadItem item, String user) {
     String name = collectionName(collection);
     // Project the whole list: a projection does not read "0" as an array index.
-    Document doc = collection.find(eq("_id", item.docId()))
+    Document doc = Deadline.bounded(collection).find(eq("_id", item.docId()))
         .projection(Projections.include(item.itemPath().parent().orElseThrow().toString()))
         .first();
     if (doc == null) {

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.writeguard.Deadlines;
 import io.writeguard.Ticker;
 import io.writeguard.app.readinfo.MarkResult;
 import io.writeguard.app.readinfo.ReadItem;
@@ -179,6 +180,24 @@ public final class ReadInfoApi {
         metrics.scrape().getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * Runs {@code handler} under the request's deadline: every MongoDB operation, Redis command
+   * and lock wait of the request gets the time left (one bound per request, not per operation).
+   */
+  private void handleWithin(Context ctx, Handler handler) throws Exception {
+    Exception[] failed = new Exception[1];
+    Deadlines.within(config.requestDeadline(), () -> {
+      try {
+        handler.handle(ctx);
+      } catch (Exception e) {
+        failed[0] = e;
+      }
+    });
+    if (failed[0] != null) {
+      throw failed[0];
+    }
+  }
+
   /** The route {@code handler}, admitted, error-mapped, answered and timed; see the class doc. */
   Handler route(String template, Handler handler) {
     return ctx -> {
@@ -191,7 +210,7 @@ public final class ReadInfoApi {
         return;
       }
       try {
-        handler.handle(ctx);
+        handleWithin(ctx, handler);
       } catch (Exception e) {
         respondError(ctx, errors.map(e));
       } finally {

@@ -5,6 +5,7 @@ import static com.mongodb.client.model.Filters.eq;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Projections;
+import io.writeguard.internal.Deadline;
 import io.writeguard.app.readinfo.MarkReadStrategy;
 import io.writeguard.app.readinfo.MarkResult;
 import io.writeguard.app.readinfo.NoSuchDocumentException;
@@ -63,7 +64,7 @@ public final class ReadInfoService {
       Map<String, BooleanSupplier> readinessChecks) {
     this.readinessChecks = new LinkedHashMap<>();
     this.readinessChecks.put("mongodb", () -> {
-      collection.find(eq("_id", READINESS_PROBE_ID)).projection(new Document("_id", 1)).first();
+      Deadline.bounded(collection).find(eq("_id", READINESS_PROBE_ID)).projection(new Document("_id", 1)).first();
       return true;
     });
     this.readinessChecks.putAll(readinessChecks);
@@ -110,7 +111,7 @@ public final class ReadInfoService {
    * @throws ApiException 404 when there is none
    */
   public Map<String, Object> get(ObjectId id) {
-    Document doc = collection.find(eq("_id", id)).first();
+    Document doc = Deadline.bounded(collection).find(eq("_id", id)).first();
     if (doc == null) {
       throw ApiException.notFound("id", "no document with id " + id.toHexString());
     }
@@ -140,7 +141,7 @@ public final class ReadInfoService {
    */
   private void requireItem(ReadItem item) {
     String list = "infos." + item.key() + "." + item.skey();
-    Document doc = collection.find(eq("_id", item.docId()))
+    Document doc = Deadline.bounded(collection).find(eq("_id", item.docId()))
         .projection(Projections.include(list)).first();
     if (doc == null) {
       throw new NoSuchDocumentException(collection.getNamespace().getCollectionName(), item);

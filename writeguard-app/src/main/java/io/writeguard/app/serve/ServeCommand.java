@@ -89,6 +89,12 @@ public final class ServeCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   String lockWait;
 
+  @Option(names = "--request-deadline", paramLabel = "TIME", defaultValue = "10s",
+      description = "The budget of one request: every MongoDB operation, Redis command and lock"
+          + " wait it makes gets the time left, so it is answered within it plus 0.25 s"
+          + " (default: ${DEFAULT-VALUE}).")
+  String requestDeadline;
+
   @Option(names = "--max-attempts", paramLabel = "N", defaultValue = "30",
       description = "Attempts of an optimistic mark before answering 409 (default:"
           + " ${DEFAULT-VALUE}).")
@@ -207,6 +213,7 @@ public final class ServeCommand implements Callable<Integer> {
           .maxBodyBytes(maxBody)
           .retryAfter(LabDurations.parse("--retry-after", retryAfter, false))
           .shutdownGrace(LabDurations.parse("--shutdown-grace", shutdownGrace, true))
+          .requestDeadline(LabDurations.parse("--request-deadline", requestDeadline, false))
           .build();
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage(), e);

@@ -17,6 +17,9 @@ import java.util.Objects;
  *       a path segment longer than 256 chars is refused by the route with 400.
  *   <li>{@code retryAfter} (default 1 s): the {@code Retry-After} of 409 and 503 answers.
  *   <li>{@code shutdownGrace} (default 10 s): how long a stop waits for requests in progress.
+ *   <li>{@code requestDeadline} (default 10 s): the budget of one request; every MongoDB
+ *       operation, Redis command and lock wait it makes gets the time left, so it is answered
+ *       within the deadline plus the library's write grace (docs/serve.md, "Bounded waits").
  * </ul>
  */
 public final class ServeConfig {
@@ -26,6 +29,7 @@ public final class ServeConfig {
   private final int maxUriBytes;
   private final Duration retryAfter;
   private final Duration shutdownGrace;
+  private final Duration requestDeadline;
 
   private ServeConfig(Builder b) {
     this.host = b.host;
@@ -34,6 +38,7 @@ public final class ServeConfig {
     this.maxUriBytes = b.maxUriBytes;
     this.retryAfter = b.retryAfter;
     this.shutdownGrace = b.shutdownGrace;
+    this.requestDeadline = b.requestDeadline;
   }
 
   public static Builder builder() {
@@ -73,11 +78,15 @@ public final class ServeConfig {
     return shutdownGrace;
   }
 
+  public Duration requestDeadline() {
+    return requestDeadline;
+  }
+
   @Override
   public String toString() {
     return "ServeConfig[host=" + host + ", port=" + port + ", maxBodyBytes=" + maxBodyBytes
         + ", maxUriBytes=" + maxUriBytes + ", retryAfter=" + retryAfter
-        + ", shutdownGrace=" + shutdownGrace + "]";
+        + ", shutdownGrace=" + shutdownGrace + ", requestDeadline=" + requestDeadline + "]";
   }
 
   /** Collects and checks the settings; not thread-safe. */
@@ -88,6 +97,7 @@ public final class ServeConfig {
     private int maxUriBytes = 64 * 1024;
     private Duration retryAfter = Duration.ofSeconds(1);
     private Duration shutdownGrace = Duration.ofSeconds(10);
+    private Duration requestDeadline = Duration.ofSeconds(10);
 
     private Builder() {}
 
@@ -121,6 +131,16 @@ public final class ServeConfig {
 
     public Builder shutdownGrace(Duration grace) {
       this.shutdownGrace = Checks.notNegative("shutdownGrace", grace);
+      return this;
+    }
+
+    /** The budget of one request, from when a route starts it; positive, at most one hour. */
+    public Builder requestDeadline(Duration deadline) {
+      Checks.positive("requestDeadline", deadline);
+      if (deadline.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("requestDeadline must be <= PT1H, was " + deadline);
+      }
+      this.requestDeadline = deadline;
       return this;
     }
 

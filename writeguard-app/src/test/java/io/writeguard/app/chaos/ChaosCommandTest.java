@@ -65,12 +65,16 @@ class ChaosCommandTest {
     assertThat(run.status()).isZero();
     assertThat(run.json().get("ok").asBoolean()).isTrue();
     assertThat(faults).containsExactlyElementsOf(Faults.NAMES);
-    assertThat(run.json().get("rows")).hasSize(5 * 2 * 5 + 2 * 5); // 5 in-process faults, 2 serve
+    // 5 in-process faults x 2 workloads x 5 strategies, 2 serve faults x 5, and the black hole
+    // through 3 serve JVMs x 5
+    assertThat(run.json().get("rows")).hasSize(5 * 2 * 5 + 2 * 5 + 5);
     assertThat(pausedAndFenced)
         .as("paused lock holders whose late write the fence refused (at most 2 lock strategies"
             + " x 2 workloads)")
         .isPositive();
-    assertThat(run.out()).contains("chaos: every row holds");
+    assertThat(run.out()).contains("chaos: every row holds")
+        .contains("longest wait, blackhole through 3 serve JVMs: atomic ")
+        .contains("(bound 11000 ms = deadline 10000 ms + 1 s)");
   }
 
   /**
@@ -100,6 +104,17 @@ class ChaosCommandTest {
     cl.setErr(new PrintWriter(err));
     assertThat(cl.execute("chaos", "--strategies", "local-lock")).isEqualTo(2);
     assertThat(err.toString()).contains("'local-lock'").contains("one process only");
+  }
+
+  @Test
+  void aDeadlineThatIsNotAPositiveDurationIsRefusedNamingIt() {
+    for (String bad : new String[] {"0s", "soon", "-1s"}) {
+      StringWriter err = new StringWriter();
+      CommandLine cl = Main.commandLine();
+      cl.setErr(new PrintWriter(err));
+      assertThat(cl.execute("chaos", "--deadline", bad)).as(bad).isEqualTo(2);
+      assertThat(err.toString()).contains("--deadline").contains("'" + bad + "'");
+    }
   }
 
   @Test
