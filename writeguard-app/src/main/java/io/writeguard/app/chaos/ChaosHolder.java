@@ -29,6 +29,9 @@ public final class ChaosHolder {
   static final List<String> HOLDABLE = List.of("naive", "optimistic", "mongo-lock",
       "redis-lock", "adaptive");
 
+  /** How long each operation may keep trying to reach its pause. */
+  private static final Duration REACH_TIMEOUT = Duration.ofSeconds(50);
+
   private ChaosHolder() {}
 
   public static void main(String[] args) throws Exception {
@@ -49,28 +52,39 @@ public final class ChaosHolder {
       for (String strategy : strategies) {
         for (String workload : Load.WORKLOADS) {
           Thread t = new Thread(() -> {
-            long[] readAt = {0};
-            Long[] readToken = {null};
-            Backends.HOOK.set(() -> {
-              Backends.HOOK.remove(); // hold the first attempt only
-              readAt[0] = System.currentTimeMillis();
-              readToken[0] = LedgerOps.LAST_TOKEN.get(); // the counter's lock strategies only
-              inside.countDown();
-              await(go);
-            });
-            Op op = load.run(workload, strategy, true);
-            // The checker needs when, and with which token, the paused read happened: writes after
-            // it must be fenced.
-            ops.add(new Op(op.id(), op.workload(), op.strategy(), op.client(), op.outcome(),
-                op.startMillis(), op.latencyNanos(), op.amount(), op.fencedRejections(), true,
-                "read=" + readAt[0] + (readToken[0] == null ? "" : " readToken=" + readToken[0])
-                + " " + op.detail()));
+            long giveUpAt = System.currentTimeMillis() + REACH_TIMEOUT.toMillis();
+            while (true) {
+              long[] readAt = {0};
+              Long[] readToken = {null};
+              Backends.HOOK.set(() -> {
+                Backends.HOOK.remove(); // hold the first attempt only
+                readAt[0] = System.currentTimeMillis();
+                readToken[0] = LedgerOps.LAST_TOKEN.get(); // the counter's lock strategies only
+                inside.countDown();
+                await(go);
+              });
+              Op op = load.run(workload, strategy, true);
+              Backends.HOOK.remove();
+              if (readAt[0] == 0 && System.currentTimeMillis() < giveUpAt) {
+                // It ended before its read (on a busy machine a lock wait or the read itself can
+                // run out): an ordinary operation. Try again, so that one of them is held.
+                ops.add(op);
+                continue;
+              }
+              // The checker needs when, and with which token, the paused read happened: writes
+              // after it must be fenced.
+              ops.add(new Op(op.id(), op.workload(), op.strategy(), op.client(), op.outcome(),
+                  op.startMillis(), op.latencyNanos(), op.amount(), op.fencedRejections(), true,
+                  "read=" + readAt[0] + (readToken[0] == null ? "" : " readToken=" + readToken[0])
+                  + " " + op.detail()));
+              return;
+            }
           }, "holder-" + workload + "-" + strategy);
           threads.add(t);
           t.start();
         }
       }
-      if (!inside.await(60, TimeUnit.SECONDS)) {
+      if (!inside.await(REACH_TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS)) {
         out.println("NOT-HOLDING " + inside.getCount() + " of " + held + " did not get there");
       }
       out.println("HOLDING");
