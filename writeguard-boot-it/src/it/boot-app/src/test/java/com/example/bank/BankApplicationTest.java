@@ -35,6 +35,9 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -64,6 +67,7 @@ class BankApplicationTest {
 
   @Value("${local.server.port}") int port;
   @Autowired AccountService accounts;
+  @Autowired ReactiveAccountService reactiveAccounts;
   @Autowired WriteGuardUpdaters updaters;
 
   private final HttpClient http = HttpClient.newHttpClient();
@@ -138,6 +142,32 @@ class BankApplicationTest {
     assertThat(paid.get() + refused.get()).isEqualTo(60);
     assertThat(paid.get()).isBetween(30, 50);
     assertThat(accounts.find(id).getBalance()).isEqualTo(30 + 20 - paid.get());
+  }
+
+  /** The reactive beans, from Reactor's non-blocking threads: optimistic and locked, exact. */
+  @Test
+  void reactiveDepositsAndLockedWithdrawalsFromParallelThreadsLoseNothing() throws Exception {
+    String id = open();
+    accounts.deposit(id, 20);
+    AtomicInteger paid = new AtomicInteger();
+    AtomicInteger refused = new AtomicInteger();
+
+    List<Account> done = Flux.range(0, 60)
+        .flatMap(i -> Mono.defer(() -> i % 2 == 0
+            ? reactiveAccounts.deposit(id, 1)
+            : reactiveAccounts.withdraw(id, 2)
+                .doOnNext(a -> paid.incrementAndGet())
+                .onErrorResume(InsufficientFundsException.class, e -> {
+                  refused.incrementAndGet();
+                  return Mono.empty();
+                }))
+            .subscribeOn(Schedulers.parallel()))
+        .collectList()
+        .block(Duration.ofSeconds(60));
+
+    assertThat(paid.get() + refused.get()).isEqualTo(30);
+    assertThat(done).hasSize(30 + paid.get());
+    assertThat(accounts.find(id).getBalance()).isEqualTo(20 + 30 - 2L * paid.get());
   }
 
   @Test
