@@ -1,0 +1,180 @@
+package io.writeguard.update;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
+import io.writeguard.Deadlines;
+import io.writeguard.path.AtomicUpdates;
+import io.writeguard.path.FieldPath;
+import io.writeguard.testing.TestMongo;
+import io.writeguard.version.VersionPolicy;
+import io.writeguard.version.VersionedInsert;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Review of issue 21 in group commit: a caller's deadline (set with {@link Deadlines#within})
+ * is its own. The leader's must not fail the other callers of its batch, and a follower's must
+ * bound what it waits for, as it does for a lone call.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class GroupCommitDeadlineReviewTest {
+  private final MongoCollection<Document> real =
+      TestMongo.freshDatabase("GroupCommitDeadline").getCollection("docs");
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    pool.shutdownNow();
+  }
+
+  private VersionedUpdater updater() {
+    return VersionedUpdater.builder(real)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(100).deadline(Duration.ofSeconds(60))
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(20)).build())
+        .build();
+  }
+
+  private void insert(String id) {
+    VersionedInsert.insertOne(real, VersionPolicy.defaults(),
+        new Document("_id", id).append("n", 0L).append("log", List.of()));
+  }
+
+  private static Mutation increment(Document current, String mark) {
+    return Mutation.update(Updates.combine(
+        Updates.set("n", current.getLong("n") + 1), Updates.push("log", mark)));
+  }
+
+  /** The first caller holds its own batch on {@code release}; returns once it is inside. */
+  private Future<UpdateOutcome> hold(VersionedUpdater updater, String id, CountDownLatch release)
+      throws Exception {
+    CountDownLatch inside = new CountDownLatch(1);
+    Future<UpdateOutcome> first = pool.submit(() -> updater.update(id, current -> {
+      inside.countDown();
+      await(release);
+      return increment(current, "first");
+    }));
+    assertThat(inside.await(60, TimeUnit.SECONDS)).isTrue();
+    return first;
+  }
+
+  private Future<UpdateOutcome> queue(VersionedUpdater updater, String id,
+      java.util.concurrent.Callable<UpdateOutcome> call) {
+    int before = updater.waiting(id);
+    Future<UpdateOutcome> f = pool.submit(call);
+    waitUntil(() -> updater.waiting(id) == before + 1);
+    return f;
+  }
+
+  @Test
+  void aLeadersPassedDeadlineDoesNotExhaustAFollowerThatHasTimeLeft() throws Exception {
+    insert("lead");
+    VersionedUpdater updater = updater();
+    AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
+    CountDownLatch release = new CountDownLatch(1);
+    Future<UpdateOutcome> first = hold(updater, "lead", release);
+    // b leads the next batch [b, c] under a deadline of its own that passes in its mutator;
+    // b writes nothing, so it is answered before anyone writes.
+    Future<UpdateOutcome> b = queue(updater, "lead", () -> Deadlines.within(
+        Duration.ofMillis(300), () -> updater.update("lead", current -> {
+          waitUntil(() -> Deadlines.left().orElseThrow().isZero());
+          return Mutation.none();
+        })));
+    // c has 60 s; a competing writer makes its first write conflict.
+    AtomicBoolean competed = new AtomicBoolean();
+    Future<UpdateOutcome> c = queue(updater, "lead", () -> updater.update("lead", current -> {
+      if (competed.compareAndSet(false, true)) {
+        real.updateOne(eq("_id", "lead"), atomic.raising(Updates.combine(
+            AtomicUpdates.inc(FieldPath.of("n"), 1L),
+            AtomicUpdates.push(FieldPath.of("log"), "competitor"))));
+      }
+      return increment(current, "c");
+    }));
+    release.countDown();
+    first.get(60, TimeUnit.SECONDS);
+
+    assertThat(b.get(60, TimeUnit.SECONDS).written()).isFalse();
+    assertThat(failureOf(c)).as("c's deadline is 60 s away; b's is not c's").isNull();
+    assertThat(real.find(eq("_id", "lead")).first().getList("log", String.class))
+        .containsExactly("first", "competitor", "c");
+  }
+
+  @Test
+  void aFollowersOwnDeadlineEndsItsWaitBehindAHeldBatch() throws Exception {
+    insert("held");
+    VersionedUpdater updater = updater();
+    CountDownLatch release = new CountDownLatch(1);
+    Future<UpdateOutcome> first = hold(updater, "held", release);
+    try {
+      long start = System.nanoTime();
+      Future<UpdateOutcome> late = pool.submit(() -> Deadlines.within(Duration.ofMillis(300),
+          () -> updater.update("held", current -> increment(current, "late"))));
+      Throwable t = null;
+      try {
+        late.get(Duration.ofMillis(300).plus(Deadlines.OUTCOME_GRACE).plusMillis(1500).toMillis(),
+            TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        t = e.getCause();
+      } catch (java.util.concurrent.TimeoutException e) {
+        t = e;
+      }
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      assertThat(t).as("answered after %s", took).isInstanceOf(RetriesExhaustedException.class);
+      assertThat(((RetriesExhaustedException) t).budget())
+          .isEqualTo(RetriesExhaustedException.Budget.DEADLINE);
+    } finally {
+      release.countDown();
+      first.get(60, TimeUnit.SECONDS);
+    }
+    // Withdrawn before any batch took it: nothing of it was written.
+    assertThat(real.find(eq("_id", "held")).first().getList("log", String.class))
+        .containsExactly("first");
+  }
+
+  private static Throwable failureOf(Future<?> f) {
+    try {
+      f.get(60, TimeUnit.SECONDS);
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(60, TimeUnit.SECONDS)) {
+        throw new AssertionError("latch not released in 60s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  private static void waitUntil(BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not reached in 60s");
+      }
+      Thread.onSpinWait();
+      Thread.yield();
+    }
+  }
+}
