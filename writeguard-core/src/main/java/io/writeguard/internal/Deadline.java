@@ -115,6 +115,34 @@ public final class Deadline {
     }
   }
 
+  /**
+   * Runs {@code work} with exactly {@code deadline} (none when null) as the thread's deadline,
+   * whatever the thread had, then restores it: for work a thread does on behalf of other
+   * callers (a group-commit leader's round), whose own deadlines are not the thread's.
+   */
+  public static <T> T replacing(Deadline deadline, Supplier<T> work) {
+    Deadline outer = CURRENT.get();
+    if (deadline == null) {
+      CURRENT.remove();
+    } else {
+      CURRENT.set(deadline);
+    }
+    try {
+      return work.get();
+    } finally {
+      if (outer == null) {
+        CURRENT.remove();
+      } else {
+        CURRENT.set(outer);
+      }
+    }
+  }
+
+  /** Whether this deadline passes within {@code wait} from now. */
+  public boolean endsWithin(Duration wait) {
+    return leftNanos() - saturated(wait) <= 0;
+  }
+
   /** {@link #within(Deadline, Supplier)} for work without a result. */
   public static void within(Deadline deadline, Runnable work) {
     within(deadline, () -> {

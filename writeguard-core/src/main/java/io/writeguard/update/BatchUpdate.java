@@ -134,6 +134,9 @@ final class BatchUpdate {
 
     long submittedNanos(int i);
 
+    /** Request {@code i}'s caller's own deadline, or null when it has none. */
+    Deadline deadline(int i);
+
     /** Whether request {@code i} is the calling thread's own (see {@link #run}). */
     boolean isCallersOwn(int i);
 
@@ -152,8 +155,15 @@ final class BatchUpdate {
     }
   }
 
-  /** One caller's update as queued in an updater's own combiner. */
-  record Call(Mutator mutator, boolean returnAfter) {}
+  /**
+   * One caller's update as queued in an updater's own combiner, with the deadline of the
+   * caller's thread when it queued it (a leader runs it on another thread).
+   */
+  record Call(Mutator mutator, boolean returnAfter, Deadline deadline) {
+    Call(Mutator mutator, boolean returnAfter) {
+      this(mutator, returnAfter, Deadline.current());
+    }
+  }
 
   /** Adapts a combiner's batch of {@link Call}s. */
   static Requests ofCalls(KeyedCombiner.Batch<Call, UpdateOutcome> batch) {
@@ -168,6 +178,10 @@ final class BatchUpdate {
 
       public boolean returnAfter(int i) {
         return batch.request(i).returnAfter();
+      }
+
+      public Deadline deadline(int i) {
+        return batch.request(i).deadline();
       }
 
       public long submittedNanos(int i) {
@@ -191,7 +205,13 @@ final class BatchUpdate {
   /** Adapts a combiner's batch whose requests are mutators. */
   static Requests of(KeyedCombiner.Batch<? extends Mutator, UpdateOutcome> batch,
       boolean returnAfter) {
+    // A caller's own combiner hands over mutators only: the step's thread's deadline is theirs.
+    Deadline stepDeadline = Deadline.current();
     return new Requests() {
+      public Deadline deadline(int i) {
+        return stepDeadline;
+      }
+
       public int size() {
         return batch.size();
       }
@@ -228,6 +248,8 @@ final class BatchUpdate {
     final Mutator mutator;
     final boolean returnAfter;
     final long startNanos;
+    final Deadline deadline; // the caller's own (its policy's, or its thread's if earlier)
+    final Deadline own; // its thread's, or null
     int attempt;
     OptionalLong lastSeenVersion = OptionalLong.empty();
     RuntimeException lastTransient;
@@ -238,11 +260,13 @@ final class BatchUpdate {
     BsonDocument state; // the document as this caller left it (with its version)
     long version;
 
-    Caller(int index, Mutator mutator, boolean returnAfter, long startNanos) {
+    Caller(int index, Mutator mutator, boolean returnAfter, long startNanos, Deadline own) {
       this.index = index;
       this.mutator = mutator;
       this.returnAfter = returnAfter;
       this.startNanos = startNanos;
+      this.own = own;
+      this.deadline = loop.deadlineOf(startNanos).earlier(own);
     }
 
     Duration elapsed() {
@@ -303,12 +327,13 @@ final class BatchUpdate {
     List<Caller> pending = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
       pending.add(new Caller(i, requests.mutator(i), requests.returnAfter(i),
-          requests.submittedNanos(i)));
+          requests.submittedNanos(i), requests.deadline(i)));
     }
     int retries = 0;
     while (!pending.isEmpty()) {
-      // A round answers all its callers: it is bounded by the earliest of their deadlines.
-      List<Caller> retried = Deadline.within(roundDeadline(pending),
+      // A round answers all its callers: it is bounded by the earliest of their deadlines,
+      // not by the leader's thread's (the leader may be answered already, or not in it).
+      List<Caller> retried = Deadline.replacing(roundDeadline(pending),
           () -> round(id, requests, pending));
       if (!retried.isEmpty()) {
         retries++;
@@ -317,12 +342,12 @@ final class BatchUpdate {
     }
   }
 
-  private Deadline roundDeadline(List<Caller> pending) {
-    long earliest = pending.get(0).startNanos;
+  private static Deadline roundDeadline(List<Caller> pending) {
+    Deadline earliest = pending.get(0).deadline;
     for (Caller c : pending) {
-      earliest = c.startNanos - earliest < 0 ? c.startNanos : earliest;
+      earliest = c.deadline.earlier(earliest);
     }
-    return loop.deadlineOf(earliest);
+    return earliest;
   }
 
   private void runAlone(Object id, Requests requests) {
@@ -624,7 +649,7 @@ final class BatchUpdate {
       if (c.attempt >= retry.maxAttempts()) {
         out = RetriesExhaustedException.Budget.ATTEMPTS;
       } else if (now + backoff.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0
-          || Deadline.passesWithin(backoff)) { // the caller's deadline (the leader's thread)
+          || (c.own != null && c.own.endsWithin(backoff))) { // the caller's own thread's
         out = RetriesExhaustedException.Budget.DEADLINE;
       }
       if (out != null) {

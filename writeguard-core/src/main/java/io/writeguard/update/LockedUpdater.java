@@ -238,7 +238,8 @@ public final class LockedUpdater {
       return holdingWhile(key, lock, () -> UnderLock.run(lock,
           () -> loop.on(storeFor(key, lock)).run(key.id(), mutator, returnAfter)));
     }
-    Duration maxWait = lockWait.plus(retryPolicy.deadline());
+    // Queued no longer than the caller's own deadline (set by run) allows.
+    Duration maxWait = Deadline.capWait(lockWait.plus(retryPolicy.deadline()));
     try {
       return combiner.submit(key, new BatchUpdate.Call(mutator, returnAfter), maxWait);
     } catch (CombineTimeoutException e) {

@@ -7,6 +7,7 @@ import io.writeguard.combine.CombineInterruptedException;
 import io.writeguard.combine.CombineTimeoutException;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.Deadline;
 import io.writeguard.internal.DocumentKey;
 import io.writeguard.lock.LockService;
 import io.writeguard.monitor.OperationScope;
@@ -115,7 +116,7 @@ public final class VersionedUpdater {
       // Queued no longer than the call's deadline: the same budget a lone call has.
       // Keyed as MongoDB tells documents apart, so one batch never mixes two documents.
       return combiner.submit(DocumentKey.of(id, codecs), new BatchUpdate.Call(mutator,
-          returnAfter), retryPolicy.deadline());
+          returnAfter), Deadline.capWait(retryPolicy.deadline()));
     } catch (CombineTimeoutException e) {
       RetriesExhaustedException out = new RetriesExhaustedException(collection, id, 0,
           e.waited(), RetriesExhaustedException.Budget.DEADLINE, OptionalLong.empty(), e);
