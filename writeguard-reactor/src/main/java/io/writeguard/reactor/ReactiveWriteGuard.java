@@ -143,7 +143,11 @@ public final class ReactiveWriteGuard implements AutoCloseable {
         held -> work.apply(held.handle),
         this::release,
         (held, error) -> release(held),
-        this::release);
+        this::release)
+        // The outcome is passed on once the release is done, on a finishing thread: move it
+        // to deliverOn, or the subscriber's code would occupy the thread that later releases
+        // need (a subscriber waiting there for another locked Mono would wait forever).
+        .publishOn(deliverOn);
   }
 
   /** A lock handle and whether it was released, so every path releases it once. */
