@@ -11,6 +11,7 @@ import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * {@link LeaseLocked} on a method returning a {@code Mono}, a {@code CompletionStage} or a
@@ -31,8 +32,13 @@ final class AsyncLeaseLocking {
   Object invoke(MethodInvocation invocation, boolean mono, LockService service, String key,
       Duration wait, int[] handleParameters, WriteGuardExceptionTranslator translator) {
     ReactiveWriteGuard guard = guards.getObject();
+    // A Mono method only assembles its Mono; a future method's body does its work before it
+    // returns (a blocking call, an inner @Transactional, a join()), as it would on the
+    // caller's thread without the lock: never on the non-blocking thread the handle arrives on.
     Mono<Object> locked = guard.withLock(service, key, wait,
-            handle -> call(invocation, handle, service, handleParameters, mono))
+            handle -> mono ? call(invocation, handle, service, handleParameters, true)
+                : Mono.defer(() -> call(invocation, handle, service, handleParameters, false))
+                    .subscribeOn(Schedulers.boundedElastic()))
         .onErrorMap(RuntimeException.class, translator::translate);
     if (mono) {
       return locked;
