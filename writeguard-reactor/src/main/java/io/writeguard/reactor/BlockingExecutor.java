@@ -177,10 +177,10 @@ public final class BlockingExecutor implements AutoCloseable {
     try {
       if (!pool.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
         log.warn("{}: calls still running {} after close; interrupting them", name, grace);
-        pool.shutdownNow();
+        abandon(pool.shutdownNow());
       }
     } catch (InterruptedException e) {
-      pool.shutdownNow();
+      abandon(pool.shutdownNow());
       Thread.currentThread().interrupt();
     }
     // Releases asked for by the calls above are queued by now; they run before the threads
@@ -190,6 +190,15 @@ public final class BlockingExecutor implements AutoCloseable {
       finishing.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Calls that never started, dropped by shutdownNow: their callers are told, never left waiting. */
+  private void abandon(java.util.List<Runnable> dropped) {
+    for (Runnable runnable : dropped) {
+      if (runnable instanceof Task<?> task) {
+        task.abandon();
+      }
     }
   }
 
@@ -242,6 +251,19 @@ public final class BlockingExecutor implements AutoCloseable {
           ifCancelled.accept(result);
         } catch (RuntimeException e) {
           log.warn("{}: releasing a cancelled call's result failed: {}", name, e.toString());
+        }
+      }
+    }
+
+    /** Dropped by close before it started: it never will, and its caller is told so. */
+    void abandon() {
+      if (state.compareAndSet(QUEUED, DONE)) {
+        admitted.decrementAndGet();
+        try {
+          done.accept(null, new IllegalStateException("executor '" + name
+              + "' was closed before this call started; nothing was started"));
+        } catch (RuntimeException e) {
+          log.warn("{}: delivering a result failed: {}", name, e.toString());
         }
       }
     }

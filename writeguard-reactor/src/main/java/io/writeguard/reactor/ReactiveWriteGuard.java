@@ -13,8 +13,6 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -41,26 +39,34 @@ import reactor.core.scheduler.Schedulers;
  *   <li><b>Where results arrive.</b> On the {@code deliverOn} scheduler (Reactor's
  *       {@code parallel()} by default), so the subscriber's code never occupies a writer
  *       thread.
+ *   <li><b>Locks.</b> {@link #withLock} waits for locks on threads of their own
+ *       ({@code lockWaiters}), and a cancel once the lock is had never lets the next holder in
+ *       before the work ends.
  * </ul>
  *
  * <p>Made by {@link #builder()}; close it to stop its threads. Thread-safe.
  */
 public final class ReactiveWriteGuard implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(ReactiveWriteGuard.class);
-
   /** The default thread count. */
   public static final int DEFAULT_THREADS = 16;
   /** The default queue capacity. */
   public static final int DEFAULT_QUEUE_CAPACITY = 1024;
+  /** The default count of lock-wait threads. */
+  public static final int DEFAULT_LOCK_WAITERS = 16;
   /** The default thread-name prefix. */
   public static final String DEFAULT_NAME = "writeguard-reactive";
 
   private final BlockingExecutor executor;
+  private final BlockingExecutor lockWaits;
   private final Scheduler deliverOn;
   private final Function<Throwable, Throwable> errors;
 
   private ReactiveWriteGuard(Builder b) {
+    if (b.lockWaiters < 1) {
+      throw new IllegalArgumentException("lockWaiters must be at least 1, was " + b.lockWaiters);
+    }
     this.executor = new BlockingExecutor(b.name, b.threads, b.queueCapacity);
+    this.lockWaits = new BlockingExecutor(b.name + "-lock", b.lockWaiters, b.queueCapacity);
     this.deliverOn = b.deliverOn;
     this.errors = b.errors;
   }
@@ -124,12 +130,21 @@ public final class ReactiveWriteGuard implements AutoCloseable {
   }
 
   /**
-   * Runs {@code work} under {@code key}'s lock of {@code locks}: acquires on the executor
-   * (waiting up to {@code wait}), subscribes to the Mono {@code work} returns for the handle,
-   * and releases when it completes, fails or is cancelled, before the subscriber sees the
-   * outcome. The release runs exactly once, on the executor, with the interrupt set aside; a
-   * failed release is logged (the lease runs out) and never replaces the outcome. A cancel
-   * during the acquire releases the lock as soon as it is had.
+   * Runs {@code work} under {@code key}'s lock of {@code locks}: waits for the lock (up to
+   * {@code wait}) on the lock-wait threads, never on the threads that run calls, subscribes to
+   * the Mono {@code work} returns for the handle, and releases the lock when that Mono
+   * completes or fails, before the subscriber sees the outcome. The release runs exactly once,
+   * on a finishing thread, with the interrupt set aside; a failed release is logged (the lease
+   * runs out) and never replaces the outcome.
+   *
+   * <p>Cancel: while the lock is waited for, the run is abandoned: the work never starts and a
+   * lock had anyway is released. Once the lock is had, a cancel only detaches the subscriber:
+   * the work's Mono is not cancelled and the lock is held until it ends, so two holders never
+   * overlap, even when the work is a facade call that runs to its end by design. A work that
+   * never ends keeps the lock until its lease runs out: bound it inside the work.
+   *
+   * @throws ReactiveQueueFullException (as the Mono's error) when every lock-wait thread waits
+   *     and {@code queueCapacity} lock waits are queued; nothing was started
    */
   public <T> Mono<T> withLock(LockService locks, String key, Duration wait,
       Function<? super LockHandle, ? extends Mono<? extends T>> work) {
@@ -137,55 +152,11 @@ public final class ReactiveWriteGuard implements AutoCloseable {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(wait, "wait");
     Objects.requireNonNull(work, "work");
-    return Mono.usingWhen(
-        call(() -> new Held(locks.acquire(key, wait)), this::releaseNow)
-            .doOnDiscard(Held.class, this::releaseNow),
-        held -> work.apply(held.handle),
-        this::release,
-        (held, error) -> release(held),
-        this::release);
-  }
-
-  /** A lock handle and whether it was released, so every path releases it once. */
-  private static final class Held {
-    final LockHandle handle;
-    final AtomicBoolean released = new AtomicBoolean();
-
-    Held(LockHandle handle) {
-      this.handle = handle;
-    }
-  }
-
-  private Mono<Void> release(Held held) {
-    return Mono.create(sink -> {
-      if (!held.released.compareAndSet(false, true)) {
-        sink.success();
-        return;
-      }
-      // Not cancellable: a release that was asked for is sent.
-      executor.submitFinishing(() -> {
-        try {
-          closeQuietly(held.handle);
-        } finally {
-          sink.success();
-        }
-      });
-    });
-  }
-
-  private void releaseNow(Held held) {
-    if (held.released.compareAndSet(false, true)) {
-      executor.submitFinishing(() -> closeQuietly(held.handle));
-    }
-  }
-
-  private static void closeQuietly(LockHandle handle) {
-    try {
-      handle.close();
-    } catch (RuntimeException e) {
-      log.warn("releasing lock '{}' (token {}) failed; its lease will expire: {}",
-          handle.key(), handle.token(), e.toString());
-    }
+    Mono<T> run = Mono.create(sink -> new LockedRun<T>(sink, executor, deliverOn, work, errors)
+        .start(lockWaits, locks, key, wait));
+    // The outcome is passed on once the release is done, on a finishing thread: move it to
+    // deliverOn, or the subscriber's code would occupy the thread that later releases need.
+    return run.publishOn(deliverOn);
   }
 
   /** Reactive calls of {@code updater}. */
@@ -208,9 +179,18 @@ public final class ReactiveWriteGuard implements AutoCloseable {
     return executor;
   }
 
-  /** Stops the executor: see {@link BlockingExecutor#close(Duration)}. */
+  /** The executor lock waits run on, apart from the calls' so a wait never holds a call up. */
+  public BlockingExecutor lockWaitExecutor() {
+    return lockWaits;
+  }
+
+  /**
+   * Stops the lock waits, then the executor: see {@link BlockingExecutor#close(Duration)}. A
+   * lock wait still queued ends its Mono with {@link IllegalStateException}.
+   */
   @Override
   public void close() {
+    lockWaits.close();
     executor.close();
   }
 
@@ -219,6 +199,7 @@ public final class ReactiveWriteGuard implements AutoCloseable {
     private String name = DEFAULT_NAME;
     private int threads = DEFAULT_THREADS;
     private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+    private int lockWaiters = DEFAULT_LOCK_WAITERS;
     private Scheduler deliverOn = Schedulers.parallel();
     private Function<Throwable, Throwable> errors = UnaryOperator.identity();
 
@@ -239,7 +220,19 @@ public final class ReactiveWriteGuard implements AutoCloseable {
       return this;
     }
 
-    /** The threads' name prefix. */
+    /**
+     * Threads that wait for locks in {@link #withLock}, apart from the threads running calls:
+     * a waiter blocks its thread for up to its wait, and on the call threads it would hold up
+     * the holder's own calls. Beyond them, up to {@code queueCapacity} lock waits queue (a
+     * queued wait's clock starts when a thread takes it); past that, withLock fails at once
+     * with {@link ReactiveQueueFullException}.
+     */
+    public Builder lockWaiters(int lockWaiters) {
+      this.lockWaiters = lockWaiters;
+      return this;
+    }
+
+    /** The threads' name prefix ({@code name-N}; lock waits {@code name-lock-N}). */
     public Builder name(String name) {
       this.name = name;
       return this;
@@ -258,8 +251,8 @@ public final class ReactiveWriteGuard implements AutoCloseable {
     }
 
     /**
-     * @throws IllegalArgumentException for threads below 1, a negative queue capacity, a
-     *     blank name
+     * @throws IllegalArgumentException for threads or lock waiters below 1, a negative queue
+     *     capacity, a blank name
      */
     public ReactiveWriteGuard build() {
       return new ReactiveWriteGuard(this);

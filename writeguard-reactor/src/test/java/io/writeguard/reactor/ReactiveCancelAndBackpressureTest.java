@@ -9,7 +9,6 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockHandle;
-import io.writeguard.lock.LockService;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.TestMongo;
@@ -17,7 +16,7 @@ import io.writeguard.update.Mutation;
 import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -183,58 +182,8 @@ class ReactiveCancelAndBackpressureTest {
     assertThat(maxBatch.get()).isGreaterThan(1);
   }
 
-  /** Counts the releases of every handle it gives out. */
-  private static final class CountingLocks implements LockService {
-    final LocalLockService local = LocalLockService.create();
-    final AtomicInteger acquired = new AtomicInteger();
-    final AtomicInteger closes = new AtomicInteger();
-
-    @Override
-    public LockHandle acquire(String key, Duration waitTimeout) {
-      LockHandle handle = local.acquire(key, waitTimeout);
-      acquired.incrementAndGet();
-      return new LockHandle() {
-        @Override
-        public String key() {
-          return handle.key();
-        }
-
-        @Override
-        public long token() {
-          return handle.token();
-        }
-
-        @Override
-        public boolean isLost() {
-          return handle.isLost();
-        }
-
-        @Override
-        public boolean isReleased() {
-          return handle.isReleased();
-        }
-
-        @Override
-        public void close() {
-          closes.incrementAndGet();
-          handle.close();
-        }
-      };
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquire(String key) {
-      return local.tryAcquire(key);
-    }
-
-    @Override
-    public String backend() {
-      return "counting";
-    }
-  }
-
   @Test
-  void theLockIsReleasedOnceAfterSuccessErrorAndCancel() throws Exception {
+  void theLockIsReleasedOnceAfterSuccessErrorAndWhenACancelledWorkEnds() throws Exception {
     ReactiveWriteGuard guard = guard(2, 8);
     CountingLocks locks = new CountingLocks();
     Duration wait = Duration.ofSeconds(10);
@@ -249,14 +198,21 @@ class ReactiveCancelAndBackpressureTest {
     assertThat(locks.closes).hasValue(2);
 
     CountDownLatch running = new CountDownLatch(1);
-    Disposable never = guard.withLock(locks, "k", wait,
-        h -> Mono.never().doOnSubscribe(s -> running.countDown())).subscribe();
+    CompletableFuture<Long> gate = new CompletableFuture<>();
+    AtomicBoolean told = new AtomicBoolean();
+    Disposable cancelled = guard.withLock(locks, "k", wait,
+        h -> Mono.fromFuture(gate).doOnSubscribe(s -> running.countDown()))
+        .subscribe(v -> told.set(true), e -> told.set(true), () -> told.set(true));
     assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+    cancelled.dispose(); // detaches the subscriber; the work is not cut short
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+        .until(() -> locks.closes.get() == 2 && !gate.isCancelled());
     assertThat(locks.local.tryAcquire("k")).isEmpty(); // held while the work runs
-    never.dispose();
+    gate.complete(7L); // the work ends: only now is the lock released
     await().atMost(Duration.ofSeconds(30)).until(() -> locks.closes.get() == 3);
     assertThat(locks.local.tryAcquire("k")).hasValueSatisfying(LockHandle::close);
     assertThat(locks.acquired).hasValue(3);
+    assertThat(told).as("the cancelled subscriber was told nothing").isFalse();
   }
 
   @Test

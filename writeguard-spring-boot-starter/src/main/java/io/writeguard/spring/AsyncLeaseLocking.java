@@ -11,14 +11,18 @@ import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * {@link LeaseLocked} on a method returning a {@code Mono}, a {@code CompletionStage} or a
  * {@code CompletableFuture}: the lock is held until the returned work ends, through
- * {@link ReactiveWriteGuard#withLock} (acquired and released on its executor, never on the
- * caller's thread; released once, after success, error or cancel, before the outcome is
- * passed on). The method itself is called once the lock is had, once per subscription for a
- * Mono. Loaded only when writeguard-reactor and Reactor are there. Thread-safe.
+ * {@link ReactiveWriteGuard#withLock} and only it, so its rules hold here too: the lock is
+ * waited for on its lock-wait threads (never on the caller's thread, nor on the threads the
+ * work's calls need) and released once, when the work completes or fails, before the outcome
+ * is passed on; a cancel before the lock is had never calls the method, a cancel after only
+ * detaches the caller (the work runs on, the lock is held to its end). The method itself is
+ * called once the lock is had, once per subscription for a Mono. Loaded only when
+ * writeguard-reactor and Reactor are there. Thread-safe.
  */
 final class AsyncLeaseLocking {
   private final ObjectProvider<ReactiveWriteGuard> guards;
@@ -31,8 +35,13 @@ final class AsyncLeaseLocking {
   Object invoke(MethodInvocation invocation, boolean mono, LockService service, String key,
       Duration wait, int[] handleParameters, WriteGuardExceptionTranslator translator) {
     ReactiveWriteGuard guard = guards.getObject();
+    // A Mono method only assembles its Mono; a future method's body does its work before it
+    // returns (a blocking call, an inner @Transactional, a join()), as it would on the
+    // caller's thread without the lock: never on the non-blocking thread the handle arrives on.
     Mono<Object> locked = guard.withLock(service, key, wait,
-            handle -> call(invocation, handle, service, handleParameters, mono))
+            handle -> mono ? call(invocation, handle, service, handleParameters, true)
+                : Mono.defer(() -> call(invocation, handle, service, handleParameters, false))
+                    .subscribeOn(Schedulers.boundedElastic()))
         .onErrorMap(RuntimeException.class, translator::translate);
     if (mono) {
       return locked;

@@ -32,9 +32,11 @@ import java.lang.annotation.Target;
  *   <li>The lock is released when the method returns or throws, always; a failed release is
  *       logged (the lease then runs out by itself) and never replaces the method's outcome.
  *   <li>A method returning a {@code Mono}, a {@code CompletionStage} or a
- *       {@code CompletableFuture} holds the lock until the returned work completes, fails or is
- *       cancelled; the lock is acquired and released on the {@code ReactiveWriteGuard}'s
- *       executor, never on the caller's thread (needs writeguard-reactor). Other asynchronous
+ *       {@code CompletableFuture} holds the lock until the returned work completes or fails; a
+ *       cancel once the lock is had detaches the caller but never releases the lock before
+ *       the work ends. The lock is waited for on the {@code ReactiveWriteGuard}'s lock-wait
+ *       threads and released on its finishing threads, never on the caller's thread (needs
+ *       writeguard-reactor). Other asynchronous
  *       results ({@code Flux}, a plain {@code Future}) are refused at startup.
  *   <li>Locks are not reentrant: calling a method locked on a key from within a method that
  *       already holds that key through the same service fails at once with an

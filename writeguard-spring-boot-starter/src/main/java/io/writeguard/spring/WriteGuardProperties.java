@@ -390,6 +390,8 @@ public class WriteGuardProperties implements Validator {
     private int threads = 16;
     /** Calls that may wait when every thread is busy; beyond, a call fails at once. */
     private int queueCapacity = 1024;
+    /** Threads that wait for the locks of asynchronous {@link LeaseLocked} methods. */
+    private int lockWaiters = 16;
     /** The threads' name prefix. */
     private String threadNamePrefix = "writeguard-reactive";
 
@@ -407,6 +409,14 @@ public class WriteGuardProperties implements Validator {
 
     public void setQueueCapacity(int queueCapacity) {
       this.queueCapacity = Checks.atLeast("writeguard.reactive.queue-capacity", queueCapacity, 0);
+    }
+
+    public int getLockWaiters() {
+      return lockWaiters;
+    }
+
+    public void setLockWaiters(int lockWaiters) {
+      this.lockWaiters = Checks.atLeast("writeguard.reactive.lock-waiters", lockWaiters, 1);
     }
 
     public String getThreadNamePrefix() {

@@ -31,6 +31,7 @@ public class WriteGuardReactiveAutoConfiguration {
     return ReactiveWriteGuard.builder()
         .threads(reactive.getThreads())
         .queueCapacity(reactive.getQueueCapacity())
+        .lockWaiters(reactive.getLockWaiters())
         .name(reactive.getThreadNamePrefix())
         .errors(ReactiveErrors.translating(
             translator.getIfAvailable(WriteGuardExceptionTranslator::new)))

@@ -55,6 +55,7 @@ class LeaseLockedAsyncTest {
     final AtomicInteger entries = new AtomicInteger();
     final Set<Long> tokens = ConcurrentHashMap.newKeySet();
     final CountDownLatch neverEntered = new CountDownLatch(1);
+    final CompletableFuture<String> gate = new CompletableFuture<>();
   }
 
   /** Records who is inside the locked work (read through {@link #tally()}: it is proxied). */
@@ -65,6 +66,7 @@ class LeaseLockedAsyncTest {
     private final AtomicInteger entries = tally.entries;
     private final Set<Long> tokens = tally.tokens;
     private final CountDownLatch neverEntered = tally.neverEntered;
+    private final CompletableFuture<String> gate = tally.gate;
 
     public Tally tally() {
       return tally;
@@ -105,8 +107,8 @@ class LeaseLockedAsyncTest {
     }
 
     @LeaseLocked(key = "'acct:' + #id")
-    public Mono<String> endless(String id) {
-      return Mono.<String>never().doOnSubscribe(s -> neverEntered.countDown());
+    public Mono<String> gated(String id) {
+      return Mono.fromFuture(gate).doOnSubscribe(s -> neverEntered.countDown());
     }
   }
 
@@ -139,7 +141,7 @@ class LeaseLockedAsyncTest {
   }
 
   @Test
-  void theLockIsReleasedAfterAnErrorAThrowAndACancel() {
+  void theLockIsReleasedAfterAnErrorAThrowAndWhenACancelledWorkEnds() {
     runner.run(context -> {
       Accounts accounts = context.getBean(Accounts.class);
       LocalLockService locks = (LocalLockService) context.getBean("locks");
@@ -152,10 +154,16 @@ class LeaseLockedAsyncTest {
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(locks.tryAcquire("acct:e2")).hasValueSatisfying(LockHandle::close);
 
-      Disposable running = accounts.endless("e3").subscribe();
+      Disposable running = accounts.gated("e3").subscribe();
       assertThat(accounts.tally().neverEntered.await(30, TimeUnit.SECONDS)).isTrue();
       assertThat(locks.tryAcquire("acct:e3")).isEmpty(); // held while the work runs
-      running.dispose();
+      running.dispose(); // detaches the caller; the work runs on and keeps the lock
+      await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+          .until(() -> locks.tryAcquire("acct:e3").map(h -> {
+            h.close();
+            return false;
+          }).orElse(true) && !accounts.tally().gate.isCancelled());
+      accounts.tally().gate.complete("done"); // the work ends: only now is the lock free
       await().atMost(Duration.ofSeconds(30))
           .until(() -> locks.tryAcquire("acct:e3").map(h -> {
             h.close();

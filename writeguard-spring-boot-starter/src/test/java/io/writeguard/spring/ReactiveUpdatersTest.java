@@ -66,6 +66,7 @@ class ReactiveUpdatersTest {
   @Test
   void concurrentReactiveUpdatesFromParallelThreadsOptimisticAndLockedLoseNothing() {
     runner.withPropertyValues("writeguard.reactive.threads=6",
+        "writeguard.reactive.lock-waiters=3",
         "writeguard.reactive.thread-name-prefix=wg-rx").run(context -> {
           MongoTemplate template = context.getBean(MongoTemplate.class);
           template.insert(new Purse("p1"));
@@ -73,6 +74,7 @@ class ReactiveUpdatersTest {
           assertThat(reactive.blocking()).isSameAs(context.getBean(WriteGuardUpdaters.class));
           assertThat(reactive.guard().executor().threads()).isEqualTo(6);
           assertThat(reactive.guard().executor().name()).isEqualTo("wg-rx");
+          assertThat(reactive.guard().lockWaitExecutor().threads()).isEqualTo(3);
 
           Long done = Flux.range(0, 120).parallel(4).runOn(Schedulers.parallel())
               .flatMap(i -> (i % 3 == 0 ? reactive.lockedEntities(Purse.class)
@@ -142,6 +144,15 @@ class ReactiveUpdatersTest {
       assertThat(context).hasFailed();
       assertThat(context.getStartupFailure()).rootCause()
           .hasMessageContaining("writeguard.reactive.threads");
+    });
+  }
+
+  @Test
+  void zeroLockWaitersIsABindingFailureNamingTheProperty() {
+    runner.withPropertyValues("writeguard.reactive.lock-waiters=0").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .hasMessageContaining("writeguard.reactive.lock-waiters");
     });
   }
 
