@@ -42,6 +42,8 @@ import com.mongodb.MongoWriteException;
 final class MongoErrors {
   /** DocumentValidationFailure; the driver has no {@link ErrorCategory} for it. */
   static final int DOCUMENT_VALIDATION_FAILURE = 121;
+  /** The server ran out of a command's maxTimeMS (a deadline sends one with every write). */
+  static final int MAX_TIME_MS_EXPIRED = 50;
   static final String RETRYABLE_WRITE_ERROR = "RetryableWriteError";
   static final String NO_WRITES_PERFORMED = "NoWritesPerformed";
 
@@ -77,8 +79,11 @@ final class MongoErrors {
       return Kind.NOT_APPLIED_TRANSIENT;
     }
     if (e instanceof MongoSocketException || e instanceof MongoOperationTimeoutException
-        || e instanceof MongoInterruptedException || e.hasErrorLabel(RETRYABLE_WRITE_ERROR)) {
-      // Interrupted: the thread may have stopped waiting after the command went out.
+        || e instanceof MongoInterruptedException || e.hasErrorLabel(RETRYABLE_WRITE_ERROR)
+        || code == MAX_TIME_MS_EXPIRED) {
+      // Interrupted: the thread may have stopped waiting after the command went out. A write
+      // stopped by its maxTimeMS is counted the same way: whether the driver's retry of it, or
+      // a multi-statement write, applied anything first is not known.
       return Kind.OUTCOME_UNKNOWN;
     }
     return Kind.PERMANENT;

@@ -103,6 +103,11 @@ class MongoErrorsTest {
     MongoCommandException hostUnreachable = command(6, "HostUnreachable");
     hostUnreachable.addLabel("RetryableWriteError");
     assertThat(MongoErrors.classifyWrite(hostUnreachable)).isEqualTo(OUTCOME_UNKNOWN);
+    // The server ran out of the maxTimeMS a deadline sent with the write, if the driver passes
+    // it on as it came (as a command error or a write error) instead of as its own timeout.
+    assertThat(MongoErrors.classifyWrite(command(50, "MaxTimeMSExpired")))
+        .isEqualTo(OUTCOME_UNKNOWN);
+    assertThat(MongoErrors.classifyWrite(writeError(50))).isEqualTo(OUTCOME_UNKNOWN);
   }
 
   @Test
