@@ -102,17 +102,7 @@ public final class Deadline {
     if (deadline == null) {
       return work.get();
     }
-    Deadline outer = CURRENT.get();
-    CURRENT.set(deadline.earlier(outer));
-    try {
-      return work.get();
-    } finally {
-      if (outer == null) {
-        CURRENT.remove();
-      } else {
-        CURRENT.set(outer);
-      }
-    }
+    return replacing(deadline.earlier(CURRENT.get()), work);
   }
 
   /**
@@ -190,7 +180,7 @@ public final class Deadline {
    */
   public static boolean passesWithin(Duration wait) {
     Deadline deadline = CURRENT.get();
-    return deadline != null && deadline.leftNanos() - saturated(wait) <= 0;
+    return deadline != null && deadline.endsWithin(wait);
   }
 
   /**
@@ -233,7 +223,8 @@ public final class Deadline {
         .build();
   }
 
-  // The driver's experimental client-side operation timeout: the one call of it.
+  // The driver's experimental client-side operation timeout on a collection (the database's
+  // and the transaction's are set above, in this class too).
   private static <T> MongoCollection<T> withTimeout(MongoCollection<T> collection, long nanos) {
     return collection.withTimeout(millis(nanos), TimeUnit.MILLISECONDS);
   }
