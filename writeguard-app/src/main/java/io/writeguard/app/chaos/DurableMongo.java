@@ -50,16 +50,7 @@ final class DurableMongo implements AutoCloseable {
 
   /** Starts it again on the same port and data; retries while the port lingers. */
   String restart() throws InterruptedException {
-    IllegalStateException last = null;
-    for (int attempt = 0; attempt < 20; attempt++) {
-      try {
-        return startOn(port);
-      } catch (IllegalStateException e) {
-        last = e;
-        Thread.sleep(250);
-      }
-    }
-    throw last;
+    return Processes.onTheSamePort(() -> startOn(port));
   }
 
   private String startOn(int wanted) throws InterruptedException {

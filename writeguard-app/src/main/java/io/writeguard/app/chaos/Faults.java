@@ -50,12 +50,12 @@ import org.bson.Document;
  * <p>Not thread-safe: one run, driven by one thread.
  */
 final class Faults implements AutoCloseable {
-  /** Every fault, in the order they run. */
   /** The workload of the rows measured through serve JVMs during the black hole. */
   static final String SERVE_WORKLOAD = "serve";
   /** The documents the serve JVMs of the black hole are warmed up on. */
   private static final String SERVE_WARMUP = "serve-warmup";
 
+  /** Every fault, in the order they run. */
   static final List<String> NAMES = List.of("reset-refuse", "blackhole", "pause", "redis-kill",
       "mongo-kill", "serve-term", "serve-kill");
   /** The lease of {@code writeguard serve}'s lock services (their builders' default). */
@@ -192,17 +192,13 @@ final class Faults implements AutoCloseable {
     }
     List<ChildJvm> holeServes = new ArrayList<>();
     try {
-      List<String> urls = new ArrayList<>();
       for (int i = 1; i <= 3; i++) {
         holeServes.add(ChildJvm.start("blackhole-serve-" + i, dir, Main.class.getName(),
             serveArgs(proxiedMongoUri(), proxiedRedisUri(), database, List.of())));
       }
-      for (ChildJvm serve : holeServes) {
-        urls.add(serve.await(l -> l.startsWith("http://"), CHILD_START, new ArrayList<>()));
-      }
+      List<String> urls = urlsOf(holeServes);
       History history = new History();
-      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient http = httpClient();
       // A service under load is warm: a few marks per strategy on each JVM first (on documents
       // of their own, not checked), so the first requests do not time class loading and JIT.
       for (int i = 0; i < urls.size(); i++) {
@@ -395,7 +391,6 @@ final class Faults implements AutoCloseable {
     serveDatabase = "chaos_serve_" + nonce;
     ensureAuth();
     serves = new ArrayList<>();
-    serveUrls = new ArrayList<>();
     for (String name : List.of("serve-b", "serve-term", "serve-kill")) {
       serves.add(ChildJvm.start(name, dir, Main.class.getName(), serveArgs(
           mongoUri + (mongoUri.contains("?") ? "&" : "/?") + "directConnection=true",
@@ -403,9 +398,7 @@ final class Faults implements AutoCloseable {
           settings.lockWait().toMillis() + "ms", "--mongo-timeout",
           settings.mongoTimeout().toMillis() + "ms", "--shutdown-grace", "10s"))));
     }
-    for (ChildJvm serve : serves) {
-      serveUrls.add(serve.await(l -> l.startsWith("http://"), CHILD_START, new ArrayList<>()));
-    }
+    serveUrls = urlsOf(serves);
   }
 
   /**
@@ -426,8 +419,7 @@ final class Faults implements AutoCloseable {
       Load.seedReadInfo(docs, Load.docId(fault, strategy));
     }
     History history = new History();
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5)).build();
+    HttpClient http = httpClient();
     AtomicLong seq = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     AtomicLong stopAt = new AtomicLong(Long.MAX_VALUE);
@@ -644,6 +636,21 @@ final class Faults implements AutoCloseable {
   }
 
   // ---- helpers ----------------------------------------------------------------------------
+
+  /** The base URL each serve JVM prints once it listens, in their order. */
+  private static List<String> urlsOf(List<ChildJvm> serves) throws InterruptedException {
+    List<String> urls = new ArrayList<>();
+    for (ChildJvm serve : serves) {
+      urls.add(serve.await(l -> l.startsWith("http://"), CHILD_START, new ArrayList<>()));
+    }
+    return urls;
+  }
+
+  /** The client of the HTTP load on serve JVMs. */
+  private static HttpClient httpClient() {
+    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5)).build();
+  }
 
   private String proxiedMongoUri() {
     return "mongodb://127.0.0.1:" + mongoProxy.port() + "/?directConnection=true";

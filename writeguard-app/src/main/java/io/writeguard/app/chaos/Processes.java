@@ -144,6 +144,28 @@ final class Processes {
     }
   }
 
+  /** A server's start on the port a killed one had, as {@code start} throws when it fails. */
+  interface Start<T> {
+    T start() throws InterruptedException;
+  }
+
+  /**
+   * Runs {@code start} until it does not throw {@link IllegalStateException}, up to 20 times
+   * 250 ms apart: the port of a server just killed may linger for a moment. Rethrows the last.
+   */
+  static <T> T onTheSamePort(Start<T> start) throws InterruptedException {
+    IllegalStateException last = null;
+    for (int attempt = 0; attempt < 20; attempt++) {
+      try {
+        return start.start();
+      } catch (IllegalStateException e) {
+        last = e;
+        Thread.sleep(250);
+      }
+    }
+    throw last;
+  }
+
   /** Sends {@code signal} (STOP, CONT, TERM, KILL) to {@code pid} with {@code kill -s}. */
   static void signal(long pid, String signal) {
     try {
@@ -191,19 +213,12 @@ final class Processes {
 
     /** Starts redis-server again on the same port. */
     void restart() throws InterruptedException {
-      IllegalStateException last = null;
-      for (int attempt = 0; attempt < 20; attempt++) {
+      onTheSamePort(() -> {
         Set<Long> before = redisChildren();
-        try {
-          servers.add(EmbeddedRedis.start(port));
-          pid = newChild(before);
-          return;
-        } catch (IllegalStateException e) {
-          last = e; // the port may linger for a moment
-          Thread.sleep(250);
-        }
-      }
-      throw last;
+        servers.add(EmbeddedRedis.start(port));
+        pid = newChild(before);
+        return null;
+      });
     }
 
     /**
