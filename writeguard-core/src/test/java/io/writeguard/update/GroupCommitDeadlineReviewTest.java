@@ -13,14 +13,12 @@ import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,25 +57,9 @@ class GroupCommitDeadlineReviewTest {
         Updates.set("n", current.getLong("n") + 1), Updates.push("log", mark)));
   }
 
-  /** The first caller holds its own batch on {@code release}; returns once it is inside. */
-  private Future<UpdateOutcome> hold(VersionedUpdater updater, String id, CountDownLatch release)
-      throws Exception {
-    CountDownLatch inside = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update(id, current -> {
-      inside.countDown();
-      await(release);
-      return increment(current, "first");
-    }));
-    assertThat(inside.await(60, TimeUnit.SECONDS)).isTrue();
-    return first;
-  }
-
-  private Future<UpdateOutcome> queue(VersionedUpdater updater, String id,
-      java.util.concurrent.Callable<UpdateOutcome> call) {
-    int before = updater.waiting(id);
-    Future<UpdateOutcome> f = pool.submit(call);
-    waitUntil(() -> updater.waiting(id) == before + 1);
-    return f;
+  /** The first caller of {@code id} held inside its batch; it marks "first" once released. */
+  private HeldBatch held(VersionedUpdater updater, String id) throws Exception {
+    return new HeldBatch(pool, updater, id, current -> increment(current, "first"));
   }
 
   @Test
@@ -85,27 +67,25 @@ class GroupCommitDeadlineReviewTest {
     insert("lead");
     VersionedUpdater updater = updater();
     AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = hold(updater, "lead", release);
+    HeldBatch held = held(updater, "lead");
     // b leads the next batch [b, c] under a deadline of its own that passes in its mutator;
     // b writes nothing, so it is answered before anyone writes.
-    Future<UpdateOutcome> b = queue(updater, "lead", () -> Deadlines.within(
+    Future<UpdateOutcome> b = held.queue(() -> Deadlines.within(
         Duration.ofMillis(300), () -> updater.update("lead", current -> {
-          waitUntil(() -> Deadlines.left().orElseThrow().isZero());
+          HeldBatch.waitUntil(() -> Deadlines.left().orElseThrow().isZero());
           return Mutation.none();
         })));
     // c has 60 s; a competing writer makes its first write conflict.
     AtomicBoolean competed = new AtomicBoolean();
-    Future<UpdateOutcome> c = queue(updater, "lead", () -> updater.update("lead", current -> {
+    Future<UpdateOutcome> c = held.queue(current -> {
       if (competed.compareAndSet(false, true)) {
         real.updateOne(eq("_id", "lead"), atomic.raising(Updates.combine(
             AtomicUpdates.inc(FieldPath.of("n"), 1L),
             AtomicUpdates.push(FieldPath.of("log"), "competitor"))));
       }
       return increment(current, "c");
-    }));
-    release.countDown();
-    first.get(60, TimeUnit.SECONDS);
+    });
+    held.release();
 
     assertThat(b.get(60, TimeUnit.SECONDS).written()).isFalse();
     assertThat(failureOf(c)).as("c's deadline is 60 s away; b's is not c's").isNull();
@@ -117,8 +97,7 @@ class GroupCommitDeadlineReviewTest {
   void aFollowersOwnDeadlineEndsItsWaitBehindAHeldBatch() throws Exception {
     insert("held");
     VersionedUpdater updater = updater();
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = hold(updater, "held", release);
+    HeldBatch held = held(updater, "held");
     try {
       long start = System.nanoTime();
       Future<UpdateOutcome> late = pool.submit(() -> Deadlines.within(Duration.ofMillis(300),
@@ -137,8 +116,7 @@ class GroupCommitDeadlineReviewTest {
       assertThat(((RetriesExhaustedException) t).budget())
           .isEqualTo(RetriesExhaustedException.Budget.DEADLINE);
     } finally {
-      release.countDown();
-      first.get(60, TimeUnit.SECONDS);
+      held.release();
     }
     // Withdrawn before any batch took it: nothing of it was written.
     assertThat(real.find(eq("_id", "held")).first().getList("log", String.class))
@@ -153,28 +131,6 @@ class GroupCommitDeadlineReviewTest {
       return e.getCause();
     } catch (Exception e) {
       throw new AssertionError(e);
-    }
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(60, TimeUnit.SECONDS)) {
-        throw new AssertionError("latch not released in 60s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
-
-  private static void waitUntil(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 60s");
-      }
-      Thread.onSpinWait();
-      Thread.yield();
     }
   }
 }

@@ -28,7 +28,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -81,62 +80,9 @@ class GroupCommitTest {
     return real.find(eq("_id", id)).first();
   }
 
-  /** Holds the first caller inside its batch until {@link #release()}. */
-  private final class HeldBatch {
-    final CountDownLatch inside = new CountDownLatch(1);
-    final CountDownLatch release = new CountDownLatch(1);
-    final List<Future<UpdateOutcome>> followers = new ArrayList<>();
-    final VersionedUpdater updater;
-    final String id;
-    Future<UpdateOutcome> first;
-
-    HeldBatch(VersionedUpdater updater, String id) throws Exception {
-      this.updater = updater;
-      this.id = id;
-      first = pool.submit(() -> updater.update(id, current -> {
-        inside.countDown();
-        await(release);
-        return increment(current, "first");
-      }));
-      assertThat(inside.await(60, TimeUnit.SECONDS)).isTrue();
-    }
-
-    /** Queues {@code mutator} behind the held batch and waits until it is queued. */
-    Future<UpdateOutcome> queue(Mutator mutator) {
-      int before = updater.waiting(id);
-      Future<UpdateOutcome> f = pool.submit(() -> updater.update(id, mutator));
-      followers.add(f);
-      waitUntil(() -> updater.waiting(id) == before + 1);
-      return f;
-    }
-
-    void release() throws Exception {
-      release.countDown();
-      first.get(60, TimeUnit.SECONDS);
-    }
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(60, TimeUnit.SECONDS)) {
-        throw new AssertionError("latch not released in 60s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
-
-  /** Waits (generously bounded) for a condition another thread makes true. */
-  private static void waitUntil(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 60s");
-      }
-      Thread.onSpinWait();
-      Thread.yield();
-    }
+  /** The first caller of {@code id} held inside its batch; it marks "first" once released. */
+  private HeldBatch held(VersionedUpdater updater, String id) throws Exception {
+    return new HeldBatch(pool, updater, id, current -> increment(current, "first"));
   }
 
   private static Throwable failureOf(Future<?> f) {
@@ -209,7 +155,7 @@ class GroupCommitTest {
   void aMutatorThatThrowsInTheMiddleOfABatchFailsOnlyItsCaller() throws Exception {
     insert("d");
     VersionedUpdater updater = builder(real).build();
-    HeldBatch held = new HeldBatch(updater, "d");
+    HeldBatch held = held(updater, "d");
     Future<UpdateOutcome> b = held.queue(current -> increment(current, "b"));
     Future<UpdateOutcome> c = held.queue(current -> {
       throw new IllegalStateException("c refuses");
@@ -234,7 +180,7 @@ class GroupCommitTest {
     VersionedUpdater updater = builder(real).build();
     AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
     AtomicBoolean competed = new AtomicBoolean();
-    HeldBatch held = new HeldBatch(updater, "c");
+    HeldBatch held = held(updater, "c");
     Future<UpdateOutcome> b = held.queue(current -> {
       if (competed.compareAndSet(false, true)) { // after the batch's read, before its write
         real.updateOne(eq("_id", "c"), atomic.raising(Updates.combine(
@@ -261,7 +207,7 @@ class GroupCommitTest {
     insert("u");
     ApplyThenFail faults = ApplyThenFail.atWrite(2); // write 1: the first caller's; 2: the batch's
     VersionedUpdater updater = builder(faults.wrap(real)).build();
-    HeldBatch held = new HeldBatch(updater, "u");
+    HeldBatch held = held(updater, "u");
     Future<UpdateOutcome> b = held.queue(current -> increment(current, "b"));
     Future<UpdateOutcome> looker = held.queue(current -> Mutation.none());
     Future<UpdateOutcome> d = held.queue(current -> increment(current, "d"));
@@ -284,7 +230,7 @@ class GroupCommitTest {
     insert("fifo");
     VersionedUpdater updater = builder(real).build();
     List<String> called = new CopyOnWriteArrayList<>();
-    HeldBatch held = new HeldBatch(updater, "fifo");
+    HeldBatch held = held(updater, "fifo");
     List<Future<UpdateOutcome>> queued = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       String mark = "q" + i;
@@ -307,7 +253,7 @@ class GroupCommitTest {
   void aBatchNeverHoldsMoreThanMaxBatchSize() throws Exception {
     insert("bound");
     VersionedUpdater updater = builder(real).maxBatchSize(2).build();
-    HeldBatch held = new HeldBatch(updater, "bound");
+    HeldBatch held = held(updater, "bound");
     List<Future<UpdateOutcome>> queued = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       String mark = "q" + i;
@@ -344,7 +290,7 @@ class GroupCommitTest {
     insert("ops");
     ApplyThenFail writes = ApplyThenFail.never();
     VersionedUpdater updater = builder(writes.wrap(real)).build();
-    HeldBatch held = new HeldBatch(updater, "ops");
+    HeldBatch held = held(updater, "ops");
     Future<UpdateOutcome> b = held.queue(current -> Mutation.update(Updates.inc("n", 1L)));
     Future<UpdateOutcome> c = held.queue(current -> Mutation.update(Updates.inc("n", 1L)));
     Future<UpdateOutcome> renamer =
@@ -370,7 +316,7 @@ class GroupCommitTest {
   void replacementsAndOperatorsCombineAndEachCallerSeesItsOwnStep() throws Exception {
     insert("mix");
     VersionedUpdater updater = builder(real).build();
-    HeldBatch held = new HeldBatch(updater, "mix");
+    HeldBatch held = held(updater, "mix");
     Future<UpdateOutcome> replace = held.queue(current -> {
       assertThat(current.getLong("version")).isEqualTo(1);
       current.put("n", current.getLong("n") * 10);
@@ -404,7 +350,7 @@ class GroupCommitTest {
         .build();
     AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
     AtomicInteger competitors = new AtomicInteger();
-    HeldBatch held = new HeldBatch(updater, "budget");
+    HeldBatch held = held(updater, "budget");
     Mutator alwaysBeaten = current -> { // a competing write after every read of the batch
       competitors.incrementAndGet();
       real.updateOne(eq("_id", "budget"), atomic.raising(Updates.inc("n", 1L)));
@@ -433,7 +379,7 @@ class GroupCommitTest {
         .sleeper(time.sleeper())
         .retryPolicy(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build())
         .build();
-    HeldBatch held = new HeldBatch(updater, "late");
+    HeldBatch held = held(updater, "late");
     AtomicBoolean ran = new AtomicBoolean();
     Future<UpdateOutcome> late = held.queue(current -> {
       ran.set(true);
@@ -473,7 +419,7 @@ class GroupCommitTest {
   void anErrorThrownByAMutatorFailsOnlyItsCallerWithThatError() throws Exception {
     insert("error");
     VersionedUpdater updater = builder(real).build();
-    HeldBatch held = new HeldBatch(updater, "error");
+    HeldBatch held = held(updater, "error");
     Future<UpdateOutcome> before = held.queue(current -> {
       throw new AssertionError("broken before any writer");
     });
@@ -512,7 +458,7 @@ class GroupCommitTest {
     Future<UpdateOutcome> x = pool.submit(() -> updater.update("x", current -> {
       if (xNested.compareAndSet(false, true)) {
         xLeading.countDown();
-        await(yLeading); // both leaders are inside their batches now
+        HeldBatch.await(yLeading); // both leaders are inside their batches now
         updater.update("y", inner -> increment(inner, "from-x"));
       }
       return increment(current, "x");
@@ -520,7 +466,7 @@ class GroupCommitTest {
     Future<UpdateOutcome> y = pool.submit(() -> updater.update("y", current -> {
       if (yNested.compareAndSet(false, true)) {
         yLeading.countDown();
-        await(xLeading);
+        HeldBatch.await(xLeading);
         updater.update("x", inner -> increment(inner, "from-y"));
       }
       return increment(current, "y");
@@ -540,23 +486,12 @@ class GroupCommitTest {
     real.insertOne(new Document("_id", "legacy").append("n", 0L).append("log", List.of()));
     ApplyThenFail writes = ApplyThenFail.never();
     VersionedUpdater updater = builder(writes.wrap(real)).build();
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     // A leader that writes nothing holds the queue while two new-field writers queue.
-    Future<UpdateOutcome> holder = pool.submit(() -> updater.update("legacy", current -> {
-      inside.countDown();
-      await(release);
-      return Mutation.none();
-    }));
-    assertThat(inside.await(60, TimeUnit.SECONDS)).isTrue();
-    Future<UpdateOutcome> zeta = pool.submit(
-        () -> updater.update("legacy", current -> Mutation.update(Updates.set("zeta", 1))));
-    waitUntil(() -> updater.waiting("legacy") == 1);
-    Future<UpdateOutcome> alpha = pool.submit(
-        () -> updater.update("legacy", current -> Mutation.update(Updates.set("alpha", 1))));
-    waitUntil(() -> updater.waiting("legacy") == 2);
-    release.countDown();
-    holder.get(60, TimeUnit.SECONDS);
+    HeldBatch held = new HeldBatch(pool, updater, "legacy", current -> Mutation.none());
+    Future<UpdateOutcome> zeta = held.queue(current -> Mutation.update(Updates.set("zeta", 1)));
+    Future<UpdateOutcome> alpha =
+        held.queue(current -> Mutation.update(Updates.set("alpha", 1)));
+    held.release();
     assertThat(zeta.get(60, TimeUnit.SECONDS).version()).isEqualTo(1);
     assertThat(alpha.get(60, TimeUnit.SECONDS).version()).isEqualTo(2);
     assertThat(writes.log()).hasSize(2);

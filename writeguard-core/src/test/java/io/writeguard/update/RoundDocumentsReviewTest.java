@@ -10,7 +10,6 @@ import io.writeguard.testing.TestMongo;
 import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -147,27 +146,20 @@ class RoundDocumentsReviewTest {
         new Document("_id", "b").append("n", 0L).append("blob", new byte[] {1, 2, 3}));
     VersionedUpdater updater = VersionedUpdater.builder(docs).build();
 
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Future<UpdateOutcome> first = pool.submit(() -> updater.update("b", current -> {
-      inside.countDown();
-      await(release);
-      return Mutation.update(Updates.inc("n", 1L));
-    }));
-    assertThat(inside.await(60, TimeUnit.SECONDS)).isTrue();
+    HeldBatch held = new HeldBatch(pool, updater, "b",
+        current -> Mutation.update(Updates.inc("n", 1L)));
     // Scribbles on what it was told is its own copy, then decides to write nothing.
-    Future<UpdateOutcome> scribbler = queue(updater, "b", current -> {
+    Future<UpdateOutcome> scribbler = held.queue(current -> {
       ((byte[]) current.get("blob"))[0] = 9;
       return Mutation.none();
     });
     AtomicReference<byte[]> seen = new AtomicReference<>();
-    Future<UpdateOutcome> replacer = queue(updater, "b", current -> {
+    Future<UpdateOutcome> replacer = held.queue(current -> {
       seen.set(((byte[]) current.get("blob")).clone());
       current.put("n", current.getLong("n") + 10);
       return Mutation.replace(current);
     });
-    release.countDown();
-    first.get(60, TimeUnit.SECONDS);
+    held.release();
     scribbler.get(60, TimeUnit.SECONDS);
     replacer.get(60, TimeUnit.SECONDS);
 
@@ -175,29 +167,5 @@ class RoundDocumentsReviewTest {
     Document stored = docs.find(eq("_id", "b")).first();
     assertThat(stored.getLong("n")).isEqualTo(11L);
     assertThat((byte[]) stored.get("blob")).containsExactly(1, 2, 3);
-  }
-
-  private Future<UpdateOutcome> queue(VersionedUpdater updater, String id, Mutator mutator) {
-    int before = updater.waiting(id);
-    Future<UpdateOutcome> f = pool.submit(() -> updater.update(id, mutator));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (updater.waiting(id) != before + 1) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not queued in 60s");
-      }
-      Thread.yield();
-    }
-    return f;
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(60, TimeUnit.SECONDS)) {
-        throw new AssertionError("latch not released in 60s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
   }
 }
