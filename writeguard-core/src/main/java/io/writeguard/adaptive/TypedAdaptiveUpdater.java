@@ -1,6 +1,7 @@
 package io.writeguard.adaptive;
 
-import io.writeguard.update.TypedDocuments;
+import io.writeguard.typed.TypedDocuments;
+import io.writeguard.update.Mutator;
 import io.writeguard.update.TypedMutator;
 import io.writeguard.update.TypedOutcome;
 import java.util.Objects;
@@ -29,13 +30,17 @@ public final class TypedAdaptiveUpdater<T> {
   /** As {@link AdaptiveUpdater#update}; the outcome carries the document as written. */
   public TypedOutcome<T> update(Object id, TypedMutator<T> mutator) {
     return new TypedOutcome<>(
-        updater.update(id, documents.mutator(mutator, versionField)), documents);
+        updater.update(id, untyped(mutator)), documents);
   }
 
   /** As {@link AdaptiveUpdater#updateOne}: no document in the outcome. */
   public TypedOutcome<T> updateOne(Object id, TypedMutator<T> mutator) {
     return new TypedOutcome<>(
-        updater.updateOne(id, documents.mutator(mutator, versionField)), documents);
+        updater.updateOne(id, untyped(mutator)), documents);
+  }
+
+  private Mutator untyped(TypedMutator<T> mutator) {
+    return Objects.requireNonNull(mutator, "mutator").untyped(documents, versionField);
   }
 
   /** The route {@code id}'s next update would take. */

@@ -1,12 +1,12 @@
 package io.writeguard.counter;
 
+import io.writeguard.idempotency.OpResult;
+import io.writeguard.internal.Uninterrupted;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
-import java.time.Duration;
-import io.writeguard.idempotency.OpResult;
-import io.writeguard.internal.UnderLock;
-import io.writeguard.internal.Uninterrupted;
+import io.writeguard.lock.UnderLock;
 import io.writeguard.update.WriteOutcomes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,5 @@
 package io.writeguard.lock;
 
-import io.writeguard.internal.Deadline;
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.exists;
@@ -14,9 +13,10 @@ import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.Deadline;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
-import io.writeguard.update.TypedDocuments;
+import io.writeguard.typed.TypedDocuments;
 import io.writeguard.version.VersionPolicy;
 import java.util.Objects;
 import java.util.Optional;

@@ -7,8 +7,6 @@ import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
-import io.writeguard.internal.LeaseLockEngine;
-import io.writeguard.internal.LeaseStore;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.Objects;

@@ -29,7 +29,6 @@ import io.writeguard.Sleeper;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Deadline;
-import io.writeguard.internal.LeaseStore;
 import io.writeguard.internal.LockArguments;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,9 +37,9 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.bson.BsonType;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.bson.conversions.Bson;
 
 /**
  * The MongoDB store of the lease-lock engine: every MongoDB command of the lease lock, in one

@@ -1,6 +1,6 @@
 package io.writeguard.lock;
 
-import io.writeguard.update.TypedDocuments;
+import io.writeguard.typed.TypedDocuments;
 import java.util.Objects;
 import java.util.Optional;
 import org.bson.conversions.Bson;

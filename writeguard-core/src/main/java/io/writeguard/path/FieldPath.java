@@ -3,7 +3,6 @@ package io.writeguard.path;
 import io.writeguard.path.InvalidPathException.Reason;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -195,9 +194,5 @@ public final class FieldPath {
     String[] longer = Arrays.copyOf(segments, segments.length + 1);
     longer[segments.length] = segment;
     return new FieldPath(longer);
-  }
-
-  static FieldPath requireNonNull(FieldPath path) {
-    return Objects.requireNonNull(path, "path must not be null");
   }
 }

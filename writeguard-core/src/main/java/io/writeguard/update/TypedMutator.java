@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import io.writeguard.typed.TypedDocuments;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 
@@ -20,6 +21,27 @@ public interface TypedMutator<T> {
    * @return what to write; {@link TypedMutation#none()} to write nothing
    */
   TypedMutation<T> mutate(T current);
+
+  /**
+   * This mutator as a {@link Mutator} on the {@code Document}s of {@code documents}: it is
+   * shown the decoded document and its answer becomes a {@link Mutation}; a returned {@code T}
+   * becomes {@link Mutation#replace} of its encoding, under that method's rules (version
+   * absent or as read, same {@code _id}).
+   */
+  default Mutator untyped(TypedDocuments<T> documents, String versionField) {
+    Objects.requireNonNull(documents, "documents");
+    return current -> {
+      TypedMutation<T> result = mutate(documents.decode(current));
+      if (result == null) {
+        throw new NullPointerException("the typed mutator returned null; return"
+            + " TypedMutation.none() to write nothing");
+      }
+      if (result instanceof TypedMutation.Replace<T> replace) {
+        return Mutation.replace(documents.encode(replace.value(), versionField));
+      }
+      return ((TypedMutation.Change<T>) result).mutation();
+    };
+  }
 
   /** A mutator that always replaces the document with {@code change}'s result. */
   static <T> TypedMutator<T> replacing(UnaryOperator<T> change) {

@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import io.writeguard.typed.TypedDocuments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

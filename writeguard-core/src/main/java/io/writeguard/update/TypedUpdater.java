@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import io.writeguard.typed.TypedDocuments;
 import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
 import java.util.Objects;
@@ -58,7 +59,8 @@ public final class TypedUpdater<T> {
   }
 
   private Mutator mutator(TypedMutator<T> mutator) {
-    return documents.mutator(mutator, versionPolicy().field());
+    Objects.requireNonNull(mutator, "mutator");
+    return mutator.untyped(documents, versionPolicy().field());
   }
 
   /** The Document-based updater this one runs (same collection, same settings). */

@@ -1,6 +1,5 @@
 package io.writeguard.lock;
 
-import io.writeguard.internal.LeaseStore;
 
 /**
  * A {@link LeaseStore} that passes every call on; tests (of every lock backend, through the

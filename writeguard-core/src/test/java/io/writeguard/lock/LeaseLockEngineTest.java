@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.writeguard.Sleeper;
 import io.writeguard.WriteGuardInterruptedException;
-import io.writeguard.internal.LeaseLockEngine;
-import io.writeguard.internal.LeaseStore;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.FakeTime;
 import java.time.Duration;

@@ -1,6 +1,5 @@
 package io.writeguard.lock;
 
-import io.writeguard.internal.LeaseStore;
 import java.util.HashMap;
 import java.util.Map;
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
-import io.writeguard.Deadlines;
-import io.writeguard.path.AtomicUpdates;
+import io.writeguard.atomic.AtomicUpdates;
+import io.writeguard.deadline.Deadlines;
 import io.writeguard.path.FieldPath;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.version.VersionPolicy;

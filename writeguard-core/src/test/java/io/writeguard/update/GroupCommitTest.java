@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
+import io.writeguard.atomic.AtomicUpdates;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
-import io.writeguard.path.AtomicUpdates;
 import io.writeguard.path.FieldPath;
 import io.writeguard.testing.ApplyThenFail;
 import io.writeguard.testing.Concurrently;

@@ -1,7 +1,7 @@
 package io.writeguard.redis;
 
-import io.writeguard.internal.LeaseStore;
 import io.writeguard.lock.ForwardingStore;
+import io.writeguard.lock.LeaseStore;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A store whose next take is applied and then fails as if its reply were lost. For tests. */

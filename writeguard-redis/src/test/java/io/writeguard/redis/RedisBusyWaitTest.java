@@ -8,7 +8,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import io.writeguard.Ticker;
-import io.writeguard.internal.LeaseStore;
+import io.writeguard.lock.LeaseStore;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;

@@ -3,7 +3,7 @@ package io.writeguard.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.writeguard.Deadlines;
+import io.writeguard.deadline.Deadlines;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.testing.StallingProxy;

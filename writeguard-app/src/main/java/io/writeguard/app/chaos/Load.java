@@ -1,12 +1,12 @@
 package io.writeguard.app.chaos;
 
 import com.mongodb.client.MongoCollection;
-import io.writeguard.Deadlines;
 import io.writeguard.app.readinfo.MarkReadException;
 import io.writeguard.app.readinfo.MarkResult;
 import io.writeguard.app.readinfo.NoSuchDocumentException;
 import io.writeguard.app.readinfo.NoSuchItemException;
 import io.writeguard.app.readinfo.ReadItem;
+import io.writeguard.deadline.Deadlines;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.lock.StaleLockException;
 import io.writeguard.update.DocumentNotFoundException;

@@ -7,11 +7,11 @@ import static com.mongodb.client.model.Filters.type;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
-import io.writeguard.internal.Deadline;
 import io.writeguard.Ticker;
+import io.writeguard.atomic.AtomicUpdates;
+import io.writeguard.internal.Deadline;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
-import io.writeguard.path.AtomicUpdates;
 import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
 import java.util.OptionalLong;

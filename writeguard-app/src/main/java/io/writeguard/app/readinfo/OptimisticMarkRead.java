@@ -1,6 +1,6 @@
 package io.writeguard.app.readinfo;
 
-import io.writeguard.path.AtomicUpdates;
+import io.writeguard.atomic.AtomicUpdates;
 import io.writeguard.update.DocumentNotFoundException;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.Mutator;

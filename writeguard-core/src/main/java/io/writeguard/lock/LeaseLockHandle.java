@@ -1,6 +1,6 @@
-package io.writeguard.internal;
+package io.writeguard.lock;
 
-import io.writeguard.lock.LockHandle;
+import io.writeguard.internal.LockArguments;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**

@@ -1,4 +1,4 @@
-package io.writeguard;
+package io.writeguard.deadline;
 
 import io.writeguard.internal.Checks;
 import io.writeguard.internal.Deadline;

@@ -1,4 +1,4 @@
-package io.writeguard.update;
+package io.writeguard.typed;
 
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoCollection;
@@ -19,10 +19,11 @@ import org.bson.codecs.configuration.CodecRegistry;
  * the versioned machinery reads and writes, with the collection's own codec registry.
  *
  * <p>Why a translation layer and not a typed store: the updater's compare-and-set, its group
- * commit and its version rules all work on BSON, whatever the Java type. So the typed
- * updaters run the Document-based ones over {@link #documentView()} (the same collection,
- * read as {@code Document}) and only decode what a mutator is shown and encode what it
- * returns. The version is whatever the codec writes under the version field's name, so a
+ * commit, its version rules and the fenced writer all work on BSON, whatever the Java type.
+ * So the typed updaters and writers run the Document-based ones over {@link #documentView()}
+ * (the same collection, read as {@code Document}) and only decode what a mutator is shown and
+ * encode what it returns. It sits below {@code lock} and {@code update} (it knows only the
+ * driver), so both can use it. The version is whatever the codec writes under the version field's name, so a
  * {@code Long version} (or a property mapped to that name) is the version.
  *
  * <p>The one rule this layer adds: a {@code null} version in an encoded value means "not
@@ -99,26 +100,6 @@ public final class TypedDocuments<T> {
       bson.remove(versionField);
     }
     return documentCodec.decode(new BsonDocumentReader(bson), DECODE);
-  }
-
-  /**
-   * A {@link Mutator} that shows {@code mutator} the decoded document and turns its answer
-   * into a {@link Mutation}: a returned {@code T} becomes {@link Mutation#replace} of its
-   * encoding, under that method's rules (version absent or as read, same {@code _id}).
-   */
-  public Mutator mutator(TypedMutator<T> mutator, String versionField) {
-    Objects.requireNonNull(mutator, "mutator");
-    return current -> {
-      TypedMutation<T> result = mutator.mutate(decode(current));
-      if (result == null) {
-        throw new NullPointerException("the typed mutator returned null; return"
-            + " TypedMutation.none() to write nothing");
-      }
-      if (result instanceof TypedMutation.Replace<T> replace) {
-        return Mutation.replace(encode(replace.value(), versionField));
-      }
-      return ((TypedMutation.Change<T>) result).mutation();
-    };
   }
 
   @Override

@@ -1,4 +1,4 @@
-package io.writeguard.internal;
+package io.writeguard.lock;
 
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;

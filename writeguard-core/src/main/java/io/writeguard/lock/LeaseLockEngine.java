@@ -1,12 +1,11 @@
-package io.writeguard.internal;
+package io.writeguard.lock;
 
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
-import io.writeguard.lock.LocalLockService;
-import io.writeguard.lock.LockBackendException;
-import io.writeguard.lock.LockHandle;
-import io.writeguard.lock.LockTimeoutException;
+import io.writeguard.internal.Deadline;
+import io.writeguard.internal.LockArguments;
+import io.writeguard.internal.Uninterrupted;
 import io.writeguard.monitor.WriteGuardListener;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -52,7 +51,11 @@ import org.slf4j.LoggerFactory;
  * <p>Leases are counted from when their take or renewal was <i>sent</i>, on the injected
  * ticker, so this side gives up no later than the store. Every per-key map is bounded: leases
  * leave {@code leases} when they end (lost ones when their holder closes), and {@code yields}
- * holds at most {@link #MAX_YIELDS} entries. Thread-safe. Not API.
+ * holds at most {@link #MAX_YIELDS} entries. Thread-safe.
+ *
+ * <p>Public for the lock services built on it (MongoDB here, Redis in writeguard-redis), not
+ * for application code, which uses a {@link LockService}. It lives in this package because it
+ * speaks the lock API's types (handles, timeouts, the local queue).
  */
 public final class LeaseLockEngine {
   /** Most keys remembered at once for "let the other process have its turn". */

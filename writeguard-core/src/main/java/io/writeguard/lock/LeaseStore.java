@@ -1,4 +1,4 @@
-package io.writeguard.internal;
+package io.writeguard.lock;
 
 /**
  * Where a {@link LeaseLockEngine} keeps its leases: MongoDB, Redis. A store only takes, renews
@@ -13,7 +13,7 @@ package io.writeguard.internal;
  * the caller never learnt whether its take succeeded. Renew and release match owner plus
  * attempt, so they never touch a lease that another holder took after this one ran out.
  *
- * <p>Not API. Implementations are thread-safe.
+ * <p>For lock service implementations, not application code. Implementations are thread-safe.
  */
 public interface LeaseStore {
 

@@ -1,4 +1,4 @@
-package io.writeguard.path;
+package io.writeguard.atomic;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.result.UpdateResult;
+import io.writeguard.path.FieldPath;
 import io.writeguard.testing.TestMongo;
 import java.math.BigInteger;
 import java.util.ArrayList;

@@ -1,9 +1,10 @@
-package io.writeguard.path;
+package io.writeguard.atomic;
 
 import com.mongodb.client.model.Updates;
+import io.writeguard.path.FieldPath;
+import io.writeguard.version.VersionPolicy;
 import java.util.Objects;
 import org.bson.conversions.Bson;
-import io.writeguard.version.VersionPolicy;
 import org.bson.types.Decimal128;
 
 /**
@@ -41,12 +42,12 @@ public final class AtomicUpdates {
 
   /** {@code $addToSet}: adds {@code value} to the array unless an equal element is there. */
   public static <T> Bson addToSet(FieldPath path, T value) {
-    return Updates.addToSet(FieldPath.requireNonNull(path).toString(), value);
+    return Updates.addToSet(dotted(path), value);
   }
 
   /** {@code $push}: appends {@code value}, even when an equal element is already there. */
   public static <T> Bson push(FieldPath path, T value) {
-    return Updates.push(FieldPath.requireNonNull(path).toString(), value);
+    return Updates.push(dotted(path), value);
   }
 
   /**
@@ -57,12 +58,16 @@ public final class AtomicUpdates {
    *     type BSON cannot store as a number
    */
   public static Bson inc(FieldPath path, Number amount) {
-    return Updates.inc(FieldPath.requireNonNull(path).toString(), checkAmount(amount));
+    return Updates.inc(dotted(path), checkAmount(amount));
   }
 
   /** {@code $set}: replaces the value at the path (creating missing parent documents). */
   public static <T> Bson set(FieldPath path, T value) {
-    return Updates.set(FieldPath.requireNonNull(path).toString(), value);
+    return Updates.set(dotted(path), value);
+  }
+
+  private static String dotted(FieldPath path) {
+    return Objects.requireNonNull(path, "path must not be null").toString();
   }
 
   /**

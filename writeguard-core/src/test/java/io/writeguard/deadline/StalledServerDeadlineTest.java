@@ -1,4 +1,4 @@
-package io.writeguard;
+package io.writeguard.deadline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

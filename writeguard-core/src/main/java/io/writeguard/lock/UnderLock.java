@@ -1,13 +1,13 @@
-package io.writeguard.internal;
+package io.writeguard.lock;
 
-import io.writeguard.lock.LockHandle;
+import io.writeguard.internal.Uninterrupted;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs work under a held lock, then releases it, without letting a failed release hide what
- * the work did. Not API; stateless.
+ * the work did. Stateless.
  *
  * <p>Why not try-with-resources: there a release that throws after the work returned replaces
  * the work's result with the release's error, so a caller is told an applied write failed and
