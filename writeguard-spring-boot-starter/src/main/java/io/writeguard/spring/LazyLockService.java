@@ -1,6 +1,7 @@
 package io.writeguard.spring;
 
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
@@ -39,6 +40,9 @@ public final class LazyLockService implements LockService {
   private long lastFailureNanos; // guarded by connecting
   private boolean closed; // guarded by connecting
 
+  /** The shortest wait a lock service takes: one try at the key. */
+  private static final Duration ONE_TRY = Duration.ofNanos(1);
+
   /**
    * @param backend the backend name, known before connecting ({@code redis})
    * @param connect makes the connected service; throws when the store cannot be reached
@@ -50,10 +54,13 @@ public final class LazyLockService implements LockService {
 
   @Override
   public LockHandle acquire(String key, Duration waitTimeout) {
+    LockArguments.checkTimeoutNanos(waitTimeout); // the caller's value, before any connect
     long start = System.nanoTime();
     LockService d = connected(waitTimeout);
     Duration left = waitTimeout.minusNanos(System.nanoTime() - start);
-    return d.acquire(key, left.isNegative() ? Duration.ZERO : left);
+    // A connect that used the whole wait still leaves the caller its one try at the key, as a
+    // wait cut to nothing by a deadline does: a timeout if it is held, never a bad argument.
+    return d.acquire(key, left.isNegative() || left.isZero() ? ONE_TRY : left);
   }
 
   @Override

@@ -1,6 +1,6 @@
 package io.writeguard.spring;
 
-import io.writeguard.Deadlines;
+import io.writeguard.deadline.Deadlines;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import java.lang.reflect.Method;

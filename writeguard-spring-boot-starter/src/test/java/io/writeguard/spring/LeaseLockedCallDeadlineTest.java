@@ -2,7 +2,7 @@ package io.writeguard.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.writeguard.Deadlines;
+import io.writeguard.deadline.Deadlines;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import java.time.Duration;
