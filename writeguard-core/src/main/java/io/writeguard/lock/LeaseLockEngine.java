@@ -56,6 +56,12 @@ import org.slf4j.LoggerFactory;
  * <p>Public for the lock services built on it (MongoDB here, Redis in writeguard-redis), not
  * for application code, which uses a {@link LockService}. It lives in this package because it
  * speaks the lock API's types (handles, timeouts, the local queue).
+ *
+ * <p>Why one file of some 580 lines: it is one state machine over one set of fields (the
+ * per-key leases, the local queue, the yields), and its subtle orderings (hand-out against
+ * loss above, release against a parked waiter) each have their two sides in different
+ * methods, which a reader must see together. The store's commands, the handle and the lease's
+ * own state are already apart ({@link LeaseStore}, {@code LeaseLockHandle}, {@code Lease}).
  */
 public final class LeaseLockEngine {
   /** Most keys remembered at once for "let the other process have its turn". */

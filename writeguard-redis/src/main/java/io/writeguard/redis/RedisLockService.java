@@ -1,11 +1,7 @@
 package io.writeguard.redis;
 
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
@@ -349,25 +345,7 @@ public final class RedisLockService implements LockService {
      * @throws LockBackendException if Redis cannot be reached
      */
     public RedisLockService build() {
-      List<String> set = new ArrayList<>();
-      if (client != null) {
-        set.add("client");
-      }
-      if (uri != null) {
-        set.add("uri");
-      }
-      if (clusterClient != null) {
-        set.add("clusterClient");
-      }
-      if (clusterUris != null) {
-        set.add("clusterUris");
-      }
-      if (set.size() != 1) {
-        throw new IllegalArgumentException("exactly one of client, uri, clusterClient or clusterUris"
-            + " must be set, was " + (set.isEmpty() ? "none" : String.join(" and ", set)));
-      }
-      RedisURI redisUri = uri == null ? null : parseUri("uri", uri);
-      List<RedisURI> seeds = clusterUris == null ? null : parseClusterUris(clusterUris);
+      RedisClientSource source = RedisClientSource.of(client, uri, clusterClient, clusterUris);
       Checks.notBlank("keyPrefix", keyPrefix);
       if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
         throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (lock keys are"
@@ -397,70 +375,15 @@ public final class RedisLockService implements LockService {
       Checks.positive("handoffSlice", handoffSlice);
       Settings settings = new Settings(keyPrefix, lease, renew, ownerId, listener, ticker,
           fallbackRecheck, maxKeyLength, commandTimeout, handoffBatch, handoffSlice);
-      if (client != null) {
-        return new RedisLockService(settings, client, false, storeView);
+      if (source.given() != null) {
+        return new RedisLockService(settings, source.given(), false, storeView);
       }
-      if (clusterClient != null) {
-        return new RedisLockService(settings, clusterClient, false, storeView);
-      }
-      AbstractRedisClient own = seeds == null ? ownClient(redisUri) : ownClusterClient(seeds);
+      AbstractRedisClient own = source.open();
       try {
         return new RedisLockService(settings, own, true, storeView);
       } catch (RuntimeException e) {
         own.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         throw e;
-      }
-    }
-
-    private static RedisClient ownClient(RedisURI redisUri) {
-      RedisClient own = RedisClient.create(redisUri);
-      // Fail fast while disconnected instead of queueing commands: "Redis down" is a failure.
-      own.setOptions(ClientOptions.builder()
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .build());
-      return own;
-    }
-
-    private static RedisClusterClient ownClusterClient(List<RedisURI> seeds) {
-      RedisClusterClient own = RedisClusterClient.create(seeds);
-      own.setOptions(ClusterClientOptions.builder()
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          // A failover must be noticed: a dead master's connection only reconnects in vain.
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enableAllAdaptiveRefreshTriggers()
-              .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
-              .enablePeriodicRefresh(Duration.ofSeconds(10))
-              .build())
-          .build());
-      return own;
-    }
-
-    private static List<RedisURI> parseClusterUris(List<String> uris) {
-      if (uris.isEmpty()) {
-        throw new IllegalArgumentException("clusterUris must name at least one node, was empty");
-      }
-      List<RedisURI> parsed = new ArrayList<>();
-      for (int i = 0; i < uris.size(); i++) {
-        String name = "clusterUris[" + i + "]";
-        RedisURI one = parseUri(name, uris.get(i));
-        if (!one.getSentinels().isEmpty()) {
-          throw new IllegalArgumentException(name + " must be a cluster node (redis://host:port),"
-              + " not a Sentinel URI, was " + Checks.quote(uris.get(i)));
-        }
-        parsed.add(one);
-      }
-      return parsed;
-    }
-
-    private static RedisURI parseUri(String setting, String uri) {
-      if (uri == null) {
-        throw new IllegalArgumentException(setting + " must not be null");
-      }
-      try {
-        return RedisURI.create(uri);
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(setting + " is not a Redis URI, was " + Checks.quote(uri)
-            + ": " + e.getMessage(), e);
       }
     }
 
