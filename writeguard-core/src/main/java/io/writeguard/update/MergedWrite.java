@@ -623,7 +623,7 @@ final class MergedWrite {
       if (at.isDocument()) {
         at = at.asDocument().get(segment);
       } else if (at.isArray()) {
-        int i = InMemoryUpdate.index(segment);
+        int i = InMemoryPaths.index(segment);
         at = i >= 0 && i < at.asArray().size() ? at.asArray().get(i) : null;
       } else {
         return null;
