@@ -1,26 +1,16 @@
 package io.writeguard.idempotency;
 
-import io.writeguard.internal.Deadline;
-import static com.mongodb.client.model.Filters.and;
-import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.idempotency.IdempotencyRecords.DONE;
+import static io.writeguard.idempotency.IdempotencyRecords.UNRECORDED;
 
-import com.mongodb.ErrorCategory;
-import com.mongodb.MongoException;
-import com.mongodb.MongoInterruptedException;
-import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.UpdateOptions;
-import com.mongodb.client.model.Updates;
 import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
-import io.writeguard.internal.Uninterrupted;
-import io.writeguard.update.WriteOutcomes;
+import io.writeguard.internal.Deadline;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -36,7 +26,6 @@ import org.bson.codecs.Codec;
 import org.bson.codecs.DecoderContext;
 import org.bson.codecs.EncoderContext;
 import org.bson.codecs.configuration.CodecConfigurationException;
-import org.bson.conversions.Bson;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,19 +75,10 @@ import org.slf4j.LoggerFactory;
  * Immutable and thread-safe.
  */
 public final class IdempotencyStore {
-  static final String PENDING = "pending";
-  static final String DONE = "done";
-  /** Set, instead of an outcome, on a done record whose outcome could not be encoded. */
-  static final String UNRECORDED = "unrecorded";
   private static final Logger log = LoggerFactory.getLogger(IdempotencyStore.class);
-  private static final UpdateOptions UPSERT = new UpdateOptions().upsert(true);
-  private static final int STORE_TRIES = 3;
-  private static final Bson LEASE_EXPIRED = Filters.expr(new Document("$lt", List.of(
-      new Document("$add", List.of("$claimedAt", "$leaseMillis")), "$$NOW")));
 
   private final MongoCollection<Document> collection;
-  private final MongoCollection<BsonDocument> raw;
-  private final Duration lease;
+  private final IdempotencyRecords records;
   private final Duration waitTimeout;
   private final Backoff pollBackoff;
   private final Ticker ticker;
@@ -106,8 +86,7 @@ public final class IdempotencyStore {
 
   private IdempotencyStore(Builder b) {
     this.collection = b.collection;
-    this.raw = b.collection.withDocumentClass(BsonDocument.class);
-    this.lease = b.lease;
+    this.records = new IdempotencyRecords(b.collection, b.lease, b.ticker);
     this.waitTimeout = b.waitTimeout;
     this.pollBackoff = Backoff.exponential(b.minPoll, b.maxPoll);
     this.ticker = b.ticker;
@@ -153,8 +132,7 @@ public final class IdempotencyStore {
    */
   public boolean forget(String key) {
     Checks.notBlank("key", key);
-    return Deadline.boundedWrite(collection).deleteOne(and(eq("_id", key), eq("state", DONE)))
-        .getDeletedCount() == 1;
+    return records.forget(key);
   }
 
   private <T> OnceResult<T> execute(String key, Codec<T> codec, Callable<? extends T> action) {
@@ -166,11 +144,11 @@ public final class IdempotencyStore {
     Duration wait = Deadline.capWait(waitTimeout);
     int checks = 0;
     while (true) {
-      if (claim(key, token)) {
+      if (records.claim(key, token)) {
         return run(key, token, action);
       }
       checks++;
-      BsonDocument record = Deadline.bounded(raw).find(eq("_id", key)).first();
+      BsonDocument record = records.read(key);
       if (record == null) {
         continue; // released between our claim and our read: nobody holds it, claim again
       }
@@ -185,7 +163,7 @@ public final class IdempotencyStore {
           }
           return new OnceResult<>(decode(key, codec, record.get("outcome")), false);
         }
-        if (takeOver(key, owner, token)) {
+        if (records.takeOver(key, owner, token)) {
           log.info("idempotency key '{}': took over claim {} after its lease ran out", key,
               owner);
           return run(key, token, action);
@@ -200,115 +178,13 @@ public final class IdempotencyStore {
     }
   }
 
-  /**
-   * Claims {@code key} with {@code token}: true if ours, false if someone else's record exists.
-   * A claim whose reply was lost (it may have been applied) is sent again with the same token,
-   * which matches its own claim if the first one was applied: harmless, like a re-sent
-   * completion. A claim interrupted on its way or while waiting for its reply is given up: the
-   * claim, if applied, is deleted with the interrupt set aside, and the caller gets
-   * {@link WriteGuardInterruptedException} without the action having run. A claim that stays
-   * in doubt after {@value #STORE_TRIES} sends is deleted the same way and its error thrown.
-   */
-  private boolean claim(String key, String token) {
-    RuntimeException last = null;
-    for (int send = 1; send <= STORE_TRIES; send++) {
-      try {
-        return tryClaim(key, token);
-      } catch (RuntimeException e) {
-        if (e instanceof MongoInterruptedException || Thread.currentThread().isInterrupted()) {
-          abandonClaim(key, token, e);
-          InterruptedException cause = new InterruptedException(e.getMessage());
-          cause.initCause(e);
-          throw new WriteGuardInterruptedException("claiming idempotency key '" + key + "'",
-              cause);
-        }
-        if (!WriteOutcomes.isOutcomeUnknown(e) && !WriteOutcomes.certainlyNotApplied(e)) {
-          abandonClaim(key, token, e);
-          throw e;
-        }
-        last = e;
-        Deadline deadline = Deadline.current();
-        if (deadline != null && deadline.passed()) {
-          break; // the wait is over: no more sends, the claim is given up below
-        }
-        log.warn("idempotency key '{}': claiming it failed (send {}), sending it again", key,
-            send, e);
-      }
-    }
-    abandonClaim(key, token, last);
-    throw last;
-  }
-
-  /** Deletes our claim if it was applied after all; a failure is attached to {@code cause}. */
-  private void abandonClaim(String key, String token, RuntimeException cause) {
-    try {
-      Uninterrupted.run(() -> Deadline.boundedWrite(collection).deleteOne(
-          and(eq("_id", key), eq("owner", token), eq("state", PENDING))));
-    } catch (RuntimeException e) {
-      cause.addSuppressed(e);
-    }
-  }
-
-  private boolean tryClaim(String key, String token) {
-    try {
-      Deadline.boundedWrite(collection).updateOne(and(eq("_id", key), eq("owner", token)), Updates.combine(
-          Updates.set("state", PENDING),
-          Updates.set("leaseMillis", lease.toMillis()),
-          Updates.set("takeovers", 0),
-          Updates.currentDate("claimedAt")), UPSERT);
-      return true;
-    } catch (MongoWriteException e) {
-      if (ErrorCategory.fromErrorCode(e.getCode()) == ErrorCategory.DUPLICATE_KEY) {
-        return false;
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Takes an expired claim over: true if it is ours now. A takeover whose reply was lost (it
-   * may have been applied) is settled by reading the record: ours if it carries our token. If
-   * even that cannot be read, a takeover that was applied is deleted with the interrupt set
-   * aside (as an abandoned claim is), so the key is not blocked by a claim nobody runs.
-   */
-  private boolean takeOver(String key, String expiredOwner, String token) {
-    try {
-      return tryTakeOver(key, expiredOwner, token);
-    } catch (RuntimeException e) {
-      if (!WriteOutcomes.isOutcomeUnknown(e) && !WriteOutcomes.certainlyNotApplied(e)) {
-        throw e;
-      }
-      log.warn("idempotency key '{}': taking the expired claim over failed; checking whether it"
-          + " was applied", key, e);
-      try {
-        BsonDocument now = Deadline.bounded(raw).find(eq("_id", key)).first();
-        return now != null && token.equals(now.getString("owner").getValue())
-            && PENDING.equals(now.getString("state").getValue());
-      } catch (RuntimeException unread) {
-        e.addSuppressed(unread);
-        abandonClaim(key, token, e);
-        throw e;
-      }
-    }
-  }
-
-  private boolean tryTakeOver(String key, String expiredOwner, String token) {
-    return Deadline.boundedWrite(collection).updateOne(
-        and(eq("_id", key), eq("state", PENDING), eq("owner", expiredOwner), LEASE_EXPIRED),
-        Updates.combine(
-            Updates.set("owner", token),
-            Updates.set("leaseMillis", lease.toMillis()),
-            Updates.inc("takeovers", 1),
-            Updates.currentDate("claimedAt"))).getMatchedCount() == 1;
-  }
-
   private <T> OnceResult<T> run(String key, String token, Callable<? extends T> action) {
     long started = ticker.nanoTime();
     T value;
     try {
       value = action.call();
     } catch (Throwable failure) {
-      release(key, token, failure);
+      records.release(key, token, failure);
       if (failure instanceof RuntimeException e) {
         throw e;
       }
@@ -330,10 +206,7 @@ public final class IdempotencyStore {
           unencodable);
     }
     try {
-      complete(key, token, Updates.combine(
-          Updates.set("state", DONE),
-          Updates.set("outcome", encoded),
-          Updates.currentDate("completedAt")), started);
+      records.complete(key, token, encoded, started);
     } catch (BSONException unsendable) {
       // Refused by the driver before sending (the 16 MB limit): nothing was written.
       throw unrecorded(key, token, started, "the outcome, a " + value.getClass().getName()
@@ -350,10 +223,7 @@ public final class IdempotencyStore {
   private OutcomeNotRecordedException unrecorded(String key, String token, long started,
       String why, RuntimeException cause) {
     try {
-      complete(key, token, Updates.combine(
-          Updates.set("state", DONE),
-          Updates.set(UNRECORDED, why),
-          Updates.currentDate("completedAt")), started);
+      records.completeUnrecorded(key, token, why, started);
     } catch (OutcomeNotRecordedException storing) {
       storing.addSuppressed(cause);
       return storing;
@@ -379,51 +249,6 @@ public final class IdempotencyStore {
     codec.encode(writer, value, EncoderContext.builder().build());
     writer.writeEndDocument();
     return holder.get("outcome");
-  }
-
-  /**
-   * Stores what the action came to, on the claim we own. Sent with the interrupt set aside
-   * ({@link Uninterrupted}): an action cancelled as it finished (an executor's
-   * {@code shutdownNow}, {@code cancel(true)}) still had its effect, and a driver refuses every
-   * call of an interrupted thread; the flag is the caller's again afterwards.
-   */
-  private void complete(String key, String token, Bson completion, long started) {
-    MongoException last = null;
-    for (int attempt = 1; attempt <= STORE_TRIES; attempt++) {
-      try {
-        // Filtered on our token only, not on "pending": if an earlier try was applied but its
-        // reply was lost, this one matches our own "done" record and rewrites the same outcome.
-        long matched = Uninterrupted.call(() -> Deadline.boundedWrite(collection).updateOne(
-            and(eq("_id", key), eq("owner", token)), completion).getMatchedCount());
-        if (matched == 1) {
-          return;
-        }
-        Duration took = Duration.ofNanos(ticker.nanoTime() - started);
-        throw new OutcomeNotRecordedException(key, "the action took " + took.toMillis()
-            + "ms, its lease of " + lease.toMillis() + "ms ran out and another caller took the"
-            + " key over, so the action may have run twice; make the lease longer", null);
-      } catch (MongoException e) {
-        last = e;
-        log.warn("idempotency key '{}': storing the outcome failed (try {})", key, attempt, e);
-      }
-    }
-    throw new OutcomeNotRecordedException(key, "storing it failed " + STORE_TRIES
-        + " times; the claim stays until its lease of " + lease.toMillis()
-        + "ms runs out, then the action may run again", last);
-  }
-
-  /**
-   * Deletes our claim after the action failed, so a retry can run it at once; with the
-   * interrupt set aside, since an action that was cancelled often fails with the flag set.
-   */
-  private void release(String key, String token, Throwable failure) {
-    try {
-      Uninterrupted.run(() -> Deadline.boundedWrite(collection).deleteOne(
-          and(eq("_id", key), eq("owner", token), eq("state", PENDING))));
-    } catch (RuntimeException e) {
-      // The claim then expires with its lease; the action's own failure is what the caller needs.
-      failure.addSuppressed(e);
-    }
   }
 
   private Duration poll(int checks) {

@@ -147,7 +147,7 @@ class MergedWriteReviewTest {
   }
 
   // ---------------------------------------------------------------------------------------
-  // Harness: as MergedWritePropertyTest / BatchUpdate.round.
+  // Harness: as MergedWritePropertyTest / Round.run.
   // ---------------------------------------------------------------------------------------
 
   private record Merged(int accepted, List<BsonDocument> updates, BsonDocument update,

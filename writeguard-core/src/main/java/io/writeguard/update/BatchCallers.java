@@ -1,0 +1,101 @@
+package io.writeguard.update;
+
+import io.writeguard.Ticker;
+import io.writeguard.internal.Deadline;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.bson.BsonDocument;
+
+/**
+ * The callers of one group-commit batch that are still to be answered, each with its state
+ * across the rounds, and the one way each is answered: removed from {@link #pending}, told to
+ * the listener, then answered through its request. Confined to the leader's thread.
+ */
+final class BatchCallers {
+  final Object id;
+  /** Not answered yet, in arrival order. */
+  final List<Caller> pending;
+  private final BatchUpdate.Requests requests;
+  private final WriteGuardListener listener;
+  private final OperationScope scope;
+  private final Ticker ticker;
+
+  BatchCallers(Object id, BatchUpdate.Requests requests, UpdateLoop loop,
+      WriteGuardListener listener, OperationScope scope, Ticker ticker) {
+    this.id = id;
+    this.requests = requests;
+    this.listener = listener;
+    this.scope = scope;
+    this.ticker = ticker;
+    this.pending = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      Mutator mutator = requests.mutator(i);
+      boolean returnAfter = requests.returnAfter(i);
+      long startNanos = requests.submittedNanos(i);
+      Deadline own = requests.deadline(i);
+      pending.add(new Caller(i, mutator, returnAfter, startNanos,
+          loop.deadlineOf(startNanos).earlier(own), own));
+    }
+  }
+
+  /** One caller's state across the rounds. */
+  final class Caller {
+    final int index;
+    final Mutator mutator;
+    final boolean returnAfter;
+    final long startNanos;
+    final Deadline deadline; // the caller's own (its policy's, or its thread's if earlier)
+    final Deadline own; // its thread's, or null
+    int attempt;
+    OptionalLong lastSeenVersion = OptionalLong.empty();
+    RuntimeException lastTransient;
+    boolean alone; // its change must be written by itself (a combined write was refused)
+    // this round's decision
+    boolean writer;
+    Throwable thrown; // what its mutator threw (a RuntimeException or an Error)
+    BsonDocument state; // the document as this caller left it (with its version)
+    long version;
+
+    private Caller(int index, Mutator mutator, boolean returnAfter, long startNanos,
+        Deadline deadline, Deadline own) {
+      this.index = index;
+      this.mutator = mutator;
+      this.returnAfter = returnAfter;
+      this.startNanos = startNanos;
+      this.own = own;
+      this.deadline = deadline;
+    }
+
+    Duration elapsed() {
+      return Duration.ofNanos(ticker.nanoTime() - startNanos);
+    }
+  }
+
+  void startAttempt(Caller c) {
+    c.attempt++;
+    listener.onAttempt(scope, id, c.attempt);
+  }
+
+  void succeed(Caller c, UpdateOutcome outcome) {
+    pending.remove(c);
+    listener.onSuccess(scope, id, c.attempt, outcome.elapsed());
+    requests.succeed(c.index, outcome);
+  }
+
+  void fail(Caller c, Throwable error) {
+    pending.remove(c);
+    listener.onFailure(scope, id, error);
+    requests.fail(c.index, error);
+  }
+
+  /** Gives {@code c} up: out of attempts, or its deadline would pass in the backoff. */
+  void exhausted(Caller c, RetriesExhaustedException e) {
+    pending.remove(c);
+    listener.onExhausted(scope, id, e.attempts(), e.elapsed());
+    requests.fail(c.index, e);
+  }
+}
