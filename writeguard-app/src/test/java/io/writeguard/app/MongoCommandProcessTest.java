@@ -14,6 +14,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -39,21 +40,20 @@ class MongoCommandProcessTest {
   @BeforeEach
   void launch() throws IOException {
     stderr = tmp.resolve("stderr.txt").toFile();
-    process =
-        new ProcessBuilder(
-                List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    // The logging config the shipped jar uses. On the test classpath logback
-                    // finds two logback-test.xml files and says so on stdout.
-                    "-Dlogback.configurationFile=logback.xml",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Main.class.getName(),
-                    "mongo",
-                    "--port",
-                    "0"))
-            .redirectError(stderr)
-            .start();
+    List<String> command = new ArrayList<>(defaultSigint());
+    command.addAll(
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            // The logging config the shipped jar uses. On the test classpath logback
+            // finds two logback-test.xml files and says so on stdout.
+            "-Dlogback.configurationFile=logback.xml",
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "mongo",
+            "--port",
+            "0"));
+    process = new ProcessBuilder(command).redirectError(stderr).start();
     stdout =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
   }
@@ -87,6 +87,26 @@ class MongoCommandProcessTest {
     assertExitedWithZero("SIGINT");
     assertThat(stdout.readLine()).as("nothing but the URI on stdout").isNull();
     assertThat(read(stderr)).contains("writeguard mongo: stopped " + uri);
+  }
+
+  /**
+   * A build started in the background ({@code mvn verify &}, nohup) ignores SIGINT, and a child
+   * inherits that: the JVM then installs no handler for it and the SIGINT test would measure
+   * the shell, not the command. So the child gets SIGINT's default back when we lack it.
+   */
+  private static List<String> defaultSigint() throws IOException {
+    Path status = Path.of("/proc/self/status");
+    if (!Files.isReadable(status)) {
+      return List.of();
+    }
+    for (String line : Files.readAllLines(status)) {
+      if (line.startsWith("SigIgn:")) {
+        long ignored = Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16);
+        boolean sigintIgnored = (ignored & (1L << (2 - 1))) != 0; // SIGINT is signal 2
+        return sigintIgnored ? List.of("env", "--default-signal=INT") : List.of();
+      }
+    }
+    return List.of();
   }
 
   private String awaitUri() throws Exception {
