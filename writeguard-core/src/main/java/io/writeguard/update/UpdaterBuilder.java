@@ -14,8 +14,10 @@ import java.util.random.RandomGenerator;
  * name, clock, sleeper, jitter, group commit and its batch bound. {@link VersionedUpdater.Builder}
  * and {@link LockedUpdater.Builder} are this class with their own settings added;
  * {@link io.writeguard.adaptive.AdaptiveUpdater}'s builder passes its locked route's group commit
- * and batch bound to a {@link LockedUpdater.Builder}. So each setting is checked here, once, when
- * it is set, with the same message whichever updater it is for.
+ * and batch bound to a {@link LockedUpdater.Builder} (it does not extend this class: its routes
+ * write with the settings of the {@link VersionedUpdater} it is built on, which a second version
+ * or retry policy could only contradict). So each setting is checked here, once, when it is set,
+ * with the same message whichever updater it is for.
  *
  * <p>Why a base class with a type parameter: every setter returns the concrete builder, so
  * {@code LockedUpdater.builder(c, locks).retryPolicy(r).lockWait(w)} chains a shared setting and
