@@ -10,6 +10,7 @@ import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.testing.FakeTime;
 import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedTesting;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.Mutator;
 import io.writeguard.update.UpdateOutcome;
@@ -25,7 +26,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -104,14 +104,14 @@ class AdaptiveBuilderTest {
     List<Future<UpdateOutcome>> calls = new ArrayList<>();
     calls.add(submit(updater, current -> {
       inside.countDown();
-      await(release);
+      LockedTesting.await(release);
       return increment(current);
     }));
-    await(inside);
+    LockedTesting.await(inside);
     calls.add(submit(updater, AdaptiveBuilderTest::increment));
     calls.add(submit(updater, AdaptiveBuilderTest::increment));
     // Queued for the next batch (group commit) or waiting at the lock (without).
-    waitUntil(() -> updater.waiting("d") + locks.acquires.size() == 3);
+    LockedTesting.waitUntil(() -> updater.waiting("d") + locks.acquires.size() == 3);
     release.countDown();
     for (Future<UpdateOutcome> call : calls) {
       call.get(BOUND_SECONDS, TimeUnit.SECONDS);
@@ -122,27 +122,6 @@ class AdaptiveBuilderTest {
 
   private Future<UpdateOutcome> submit(AdaptiveUpdater updater, Mutator mutator) {
     return pool.submit(() -> updater.update("d", mutator));
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(BOUND_SECONDS, TimeUnit.SECONDS)) {
-        throw new AssertionError("not reached in " + BOUND_SECONDS + "s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
-
-  private static void waitUntil(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached in " + BOUND_SECONDS + "s");
-      }
-      Thread.onSpinWait();
-    }
   }
 
   /** A lock service that records each acquire's key and wait as it starts. */

@@ -13,10 +13,13 @@ import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,24 +62,21 @@ class UpdaterBuilderTest {
   @EnumSource(Kind.class)
   void everySettingIsCheckedWhenSetAndNamedInItsMessage(Kind kind) {
     UpdaterBuilder<?> b = kind.builder.apply(this);
-    assertThatThrownBy(() -> b.versionPolicy(null)).isInstanceOf(NullPointerException.class)
-        .hasMessage("versionPolicy");
-    assertThatThrownBy(() -> b.retryPolicy(null)).isInstanceOf(NullPointerException.class)
-        .hasMessage("retryPolicy");
-    assertThatThrownBy(() -> b.listener(null)).isInstanceOf(NullPointerException.class)
-        .hasMessage("listener");
-    assertThatThrownBy(() -> b.ticker(null)).isInstanceOf(NullPointerException.class)
-        .hasMessage("ticker");
-    assertThatThrownBy(() -> b.sleeper(null)).isInstanceOf(NullPointerException.class)
-        .hasMessage("sleeper");
-    assertThatThrownBy(() -> b.random(null)).isInstanceOf(NullPointerException.class)
-        .hasMessage("random");
-    assertThatThrownBy(() -> b.strategyName(" ")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("strategyName must not be blank, was ' '");
-    assertThatThrownBy(() -> b.strategyName(null)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("strategyName must not be blank, was null");
-    assertThatThrownBy(() -> b.maxBatchSize(0)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("maxBatchSize must be >= 1, was 0");
+    // A null is named by the parameter alone (Objects.requireNonNull), the rest with the value.
+    Map<ThrowingCallable, String> refusals = new LinkedHashMap<>();
+    refusals.put(() -> b.versionPolicy(null), "versionPolicy");
+    refusals.put(() -> b.retryPolicy(null), "retryPolicy");
+    refusals.put(() -> b.listener(null), "listener");
+    refusals.put(() -> b.ticker(null), "ticker");
+    refusals.put(() -> b.sleeper(null), "sleeper");
+    refusals.put(() -> b.random(null), "random");
+    refusals.put(() -> b.strategyName(" "), "strategyName must not be blank, was ' '");
+    refusals.put(() -> b.strategyName(null), "strategyName must not be blank, was null");
+    refusals.put(() -> b.maxBatchSize(0), "maxBatchSize must be >= 1, was 0");
+    refusals.forEach((call, message) -> assertThatThrownBy(call)
+        .isInstanceOf(message.contains(" ") ? IllegalArgumentException.class
+            : NullPointerException.class)
+        .hasMessage(message));
     // A refused value is not kept: the builder still builds with what it had.
     assertThat(keptBy(kind.build.apply(b)).maxBatchSize())
         .isEqualTo(UpdaterBuilder.DEFAULT_MAX_BATCH);
