@@ -1,7 +1,6 @@
 package io.writeguard.adaptive;
 
 import io.writeguard.Ticker;
-import io.writeguard.internal.Checks;
 import io.writeguard.internal.DocumentKey;
 import io.writeguard.lock.LockService;
 import io.writeguard.update.LockedUpdater;
@@ -9,6 +8,7 @@ import io.writeguard.update.Mutator;
 import io.writeguard.update.RetriesExhaustedException;
 import io.writeguard.update.TypedUpdater;
 import io.writeguard.update.UpdateOutcome;
+import io.writeguard.update.UpdaterBuilder;
 import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
 import java.util.Objects;
@@ -51,13 +51,7 @@ public final class AdaptiveUpdater {
     this.updater = b.updater;
     this.router = new ContentionRouter(b.policy, b.ticker);
     this.lockPrefix = b.lockPrefix == null ? updater.scope().collection() + ":" : b.lockPrefix;
-    this.locked = LockedUpdater.builder(b.updater, b.locks)
-        .fencing(false) // the version is the fence, as for the optimistic route's writes
-        .lockWait(b.lockWait)
-        .lockPrefix(lockPrefix)
-        .groupCommit(b.groupCommit)
-        .maxBatchSize(b.maxBatchSize)
-        .build();
+    this.locked = b.lockedRoute.lockPrefix(lockPrefix).build(); // one key for router and lock
   }
 
   /**
@@ -150,20 +144,23 @@ public final class AdaptiveUpdater {
     return lockPrefix + document.lockText();
   }
 
-  /** Builds an {@link AdaptiveUpdater}. Not thread-safe. */
+  /**
+   * Builds an {@link AdaptiveUpdater}. The locked route's settings (lock wait, lock prefix,
+   * group commit and its bound) go straight to the {@link LockedUpdater.Builder} of that route,
+   * which checks them as it checks a {@link LockedUpdater}'s; the router's (policy, clock) are
+   * this builder's own. Not thread-safe.
+   */
   public static final class Builder {
     private final VersionedUpdater updater;
-    private final LockService locks;
+    private final LockedUpdater.Builder lockedRoute;
     private AdaptivePolicy policy = AdaptivePolicy.defaults();
-    private Duration lockWait = Duration.ofSeconds(5);
     private Ticker ticker = Ticker.system();
     private String lockPrefix;
-    private boolean groupCommit = true;
-    private int maxBatchSize = VersionedUpdater.Builder.DEFAULT_MAX_BATCH;
 
     private Builder(VersionedUpdater updater, LockService locks) {
       this.updater = Objects.requireNonNull(updater, "updater");
-      this.locks = Objects.requireNonNull(locks, "locks");
+      this.lockedRoute = LockedUpdater.builder(updater, Objects.requireNonNull(locks, "locks"))
+          .fencing(false); // the version is the fence, as for the optimistic route's writes
     }
 
     public Builder policy(AdaptivePolicy policy) {
@@ -171,39 +168,41 @@ public final class AdaptiveUpdater {
       return this;
     }
 
-    /** How long a hot key's update waits for its lock; default 5 s. */
-    public Builder lockWait(Duration wait) {
-      this.lockWait = Checks.positive("lockWait", wait);
-      return this;
-    }
-
-    /** Prefix of lock keys; default the collection name and a colon. */
-    public Builder lockPrefix(String prefix) {
-      this.lockPrefix = Checks.notBlank("lockPrefix", prefix);
-      return this;
-    }
-
+    /** The clock of the router's decisions; the routes' clock is the {@link VersionedUpdater}'s. */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 
-    /**
-     * Whether the locked route runs concurrent updates of one document as a batch under one
-     * lock hold (default true); the optimistic route follows the {@link VersionedUpdater}'s
-     * own setting.
-     */
-    public Builder groupCommit(boolean groupCommit) {
-      this.groupCommit = groupCommit;
+    /** How long a hot key's update waits for its lock: {@link LockedUpdater.Builder#lockWait}. */
+    public Builder lockWait(Duration wait) {
+      lockedRoute.lockWait(wait);
+      return this;
+    }
+
+    /** Prefix of lock keys, and of the router's keys: {@link LockedUpdater.Builder#lockPrefix}. */
+    public Builder lockPrefix(String prefix) {
+      lockedRoute.lockPrefix(prefix);
+      this.lockPrefix = prefix;
       return this;
     }
 
     /**
-     * The most updates the locked route runs under one lock hold; at least 1; default
-     * {@value VersionedUpdater.Builder#DEFAULT_MAX_BATCH}.
+     * Whether the locked route runs concurrent updates of one document as a batch under one
+     * lock hold ({@link UpdaterBuilder#groupCommit}, default true); the optimistic route
+     * follows the {@link VersionedUpdater}'s own setting.
+     */
+    public Builder groupCommit(boolean groupCommit) {
+      lockedRoute.groupCommit(groupCommit);
+      return this;
+    }
+
+    /**
+     * The most updates the locked route runs under one lock hold:
+     * {@link UpdaterBuilder#maxBatchSize}.
      */
     public Builder maxBatchSize(int maxBatchSize) {
-      this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
+      lockedRoute.maxBatchSize(maxBatchSize);
       return this;
     }
 

@@ -1,8 +1,6 @@
 package io.writeguard.update;
 
 import com.mongodb.client.MongoCollection;
-import io.writeguard.Sleeper;
-import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.combine.CombineInterruptedException;
 import io.writeguard.combine.CombineTimeoutException;
@@ -20,7 +18,6 @@ import io.writeguard.lock.StaleLockException;
 import io.writeguard.lock.UnderLock;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
-import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,7 +25,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.random.RandomGenerator;
 import org.bson.BsonDocument;
 import org.bson.Document;
 
@@ -93,36 +89,26 @@ public final class LockedUpdater {
   private final KeyedCombiner<BatchUpdate.Call, UpdateOutcome> combiner; // null: off
   private final Duration lockWait;
   private final String lockPrefix;
-  private final RetryPolicy retryPolicy;
-  private final VersionPolicy versionPolicy;
+  private final UpdaterSettings settings;
   private final WriteGuardListener listener;
-  private final Ticker ticker;
   private final ThreadLocal<Holds> holding = ThreadLocal.withInitial(Holds::new);
 
   private LockedUpdater(Builder b) {
+    this.settings = b.settings();
     this.store = new MongoStore(b.collection);
     this.locks = b.locks;
     this.lockWait = b.lockWait;
     this.lockPrefix = b.lockPrefix != null ? b.lockPrefix : store.collectionName() + ":";
-    this.retryPolicy = b.retryPolicy;
-    this.listener = WriteGuardListener.safe(b.listener);
+    this.listener = WriteGuardListener.safe(settings.listener());
     this.versioned = b.versionFilter;
     this.fenceField = b.fenceField;
-    this.writer = !b.fenced ? null : FencedWriter.builder(b.collection)
-        .fenceField(b.fenceField).listener(b.listener).strategy(b.strategyName).build();
-    this.versionPolicy = b.versionPolicy;
-    this.ticker = b.ticker;
+    this.writer = !b.fenced ? null : FencedWriter.builder(b.collection).fenceField(b.fenceField)
+        .listener(settings.listener()).strategy(settings.strategyName()).build();
     // The batch engine reports every outcome but a fence refusal this updater retries.
     WriteGuardListener engine = new RetriedRefusalsUnheard();
-    this.loop = new UpdateLoop(store, b.versionPolicy, b.retryPolicy, engine, b.strategyName,
-        b.ticker, b.sleeper, b.random);
-    this.batches = new BatchUpdate(loop, store, b.versionPolicy, b.retryPolicy, engine,
-        b.ticker, b.sleeper, b.random);
-    this.combiner = !b.groupCommit ? null
-        : KeyedCombiner.<BatchUpdate.Call, UpdateOutcome>builder(this::runBatch)
-            .maxBatch(b.maxBatchSize)
-            .ticker(b.ticker)
-            .build();
+    this.loop = settings.loop(store, engine);
+    this.batches = settings.batches(loop, store, engine);
+    this.combiner = settings.groupCommitQueue(this::runBatch);
   }
 
   /**
@@ -177,6 +163,11 @@ public final class LockedUpdater {
     return combiner == null ? 0 : combiner.waiting(DocumentKey.of(id, store.codecRegistry()));
   }
 
+  /** The settings it was built with (for tests). */
+  UpdaterSettings settings() {
+    return settings;
+  }
+
   /** The collection and strategy name this updater reports events under. */
   public OperationScope scope() {
     return loop.scope();
@@ -190,7 +181,7 @@ public final class LockedUpdater {
     DocumentKey key = DocumentKey.of(id, store.codecRegistry());
     Mutator checked = writer == null ? mutator : leavingTheFence(mutator);
     // The lock wait, the update under it and the release share one budget (see Deadline).
-    return Deadline.within(Deadline.after(lockWait.plus(retryPolicy.deadline())),
+    return Deadline.within(Deadline.after(lockWait.plus(settings.retryPolicy().deadline())),
         () -> runWithin(id, key, checked, returnAfter));
   }
 
@@ -239,7 +230,7 @@ public final class LockedUpdater {
           () -> loop.on(storeFor(key, lock)).run(key.id(), mutator, returnAfter)));
     }
     // Queued no longer than the caller's own deadline (set by run) allows.
-    Duration maxWait = Deadline.capWait(lockWait.plus(retryPolicy.deadline()));
+    Duration maxWait = Deadline.capWait(lockWait.plus(settings.retryPolicy().deadline()));
     try {
       return combiner.submit(key, new BatchUpdate.Call(mutator, returnAfter), maxWait);
     } catch (CombineTimeoutException e) {
@@ -272,7 +263,7 @@ public final class LockedUpdater {
     }
     boolean interrupted = Thread.interrupted();
     try {
-      long start = ticker.nanoTime();
+      long start = settings.ticker().nanoTime();
       Duration wait = lockWait;
       boolean resumed = false;
       LockHandle lock = null;
@@ -283,7 +274,7 @@ public final class LockedUpdater {
           Thread.interrupted(); // the service restored the flag: keep it for after the batch
           interrupted = true;
           resumed = true;
-          Duration left = lockWait.minusNanos(ticker.nanoTime() - start);
+          Duration left = lockWait.minusNanos(settings.ticker().nanoTime() - start);
           wait = left.isNegative() || left.isZero() ? Duration.ofNanos(1) : left;
         } catch (RuntimeException e) {
           // Not had in time, or the backend failed: every caller of the batch fails with it
@@ -346,7 +337,7 @@ public final class LockedUpdater {
   }
 
   private LockedStore storeFor(DocumentKey key, LockHandle lock) {
-    return new LockedStore(store, this, key, lock, writer, versionPolicy, versioned);
+    return new LockedStore(store, this, key, lock, writer, settings.versionPolicy(), versioned);
   }
 
   /** Refuses a mutation that writes the fence field: only the fencing may move it. */
@@ -410,8 +401,11 @@ public final class LockedUpdater {
     }
   }
 
-  /** Configures a {@link LockedUpdater}; not thread-safe. */
-  public static final class Builder {
+  /**
+   * Configures a {@link LockedUpdater}: the settings of {@link UpdaterBuilder}, with the
+   * strategy name {@code locked} by default, and the lock's own. Not thread-safe.
+   */
+  public static final class Builder extends UpdaterBuilder<Builder> {
     private final MongoCollection<Document> collection;
     private final LockService locks;
     private Duration lockWait = Duration.ofSeconds(5);
@@ -419,17 +413,9 @@ public final class LockedUpdater {
     private boolean fenced = true;
     private String fenceField = Fencing.FIELD;
     private boolean versionFilter = true;
-    private VersionPolicy versionPolicy = VersionPolicy.defaults();
-    private RetryPolicy retryPolicy = RetryPolicy.defaults();
-    private WriteGuardListener listener = WriteGuardListener.NOOP;
-    private String strategyName = "locked";
-    private Ticker ticker = Ticker.system();
-    private Sleeper sleeper = Sleeper.system();
-    private RandomGenerator random;
-    private boolean groupCommit = true;
-    private int maxBatchSize = VersionedUpdater.Builder.DEFAULT_MAX_BATCH;
 
     private Builder(MongoCollection<Document> collection, LockService locks) {
+      super("locked");
       this.collection = Objects.requireNonNull(collection, "collection");
       this.locks = Objects.requireNonNull(locks, "locks");
       if (!collection.getWriteConcern().isAcknowledged()) {
@@ -480,67 +466,6 @@ public final class LockedUpdater {
       return this;
     }
 
-    public Builder versionPolicy(VersionPolicy versionPolicy) {
-      this.versionPolicy = Objects.requireNonNull(versionPolicy, "versionPolicy");
-      return this;
-    }
-
-    /**
-     * Bounds the re-reads under the lock after a conflict (a writer that bypassed the lock moved
-     * the version) or a transient error, and how long a caller may stay queued.
-     */
-    public Builder retryPolicy(RetryPolicy retryPolicy) {
-      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
-      return this;
-    }
-
-    /** Hears attempts, conflicts, outcomes, batches and fenced rejections. */
-    public Builder listener(WriteGuardListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
-    /** The strategy named in events' {@link OperationScope} (default {@code locked}). */
-    public Builder strategyName(String strategyName) {
-      this.strategyName = Checks.notBlank("strategyName", strategyName);
-      return this;
-    }
-
-    /** The clock of deadlines and of the queue. */
-    public Builder ticker(Ticker ticker) {
-      this.ticker = Objects.requireNonNull(ticker, "ticker");
-      return this;
-    }
-
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-      return this;
-    }
-
-    /** The source of backoff jitter; shared by all threads, so thread-safe. */
-    public Builder random(RandomGenerator random) {
-      this.random = Objects.requireNonNull(random, "random");
-      return this;
-    }
-
-    /**
-     * Whether concurrent updates of one document share one lock hold, one read and one write
-     * (default true). Off: every update takes the lock for itself.
-     */
-    public Builder groupCommit(boolean groupCommit) {
-      this.groupCommit = groupCommit;
-      return this;
-    }
-
-    /**
-     * The most updates one lock hold runs; at least 1; default
-     * {@value VersionedUpdater.Builder#DEFAULT_MAX_BATCH}.
-     */
-    public Builder maxBatchSize(int maxBatchSize) {
-      this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
-      return this;
-    }
-
     /**
      * @throws IllegalArgumentException if fencing and the version filter are both off with a
      *     lock that is not in-process
@@ -553,7 +478,7 @@ public final class LockedUpdater {
             + " the next holder's: keep fencing or the version filter on (only an in-process"
             + " lock, backend '" + LocalLockService.BACKEND + "', may go without both)");
       }
-      if (versionPolicy.field().equals(fenceField) && fenced) {
+      if (settings().versionPolicy().field().equals(fenceField) && fenced) {
         throw new IllegalArgumentException("fenceField and the version field must differ, both"
             + " were " + Checks.quote(fenceField));
       }

@@ -1,13 +1,11 @@
 package io.writeguard.update;
 
 import com.mongodb.client.MongoCollection;
-import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.atomic.AtomicUpdates;
 import io.writeguard.combine.CombineInterruptedException;
 import io.writeguard.combine.CombineTimeoutException;
 import io.writeguard.combine.KeyedCombiner;
-import io.writeguard.internal.Checks;
 import io.writeguard.internal.Deadline;
 import io.writeguard.internal.DocumentKey;
 import io.writeguard.lock.LockService;
@@ -20,7 +18,6 @@ import io.writeguard.version.VersionPolicy;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
-import java.util.random.RandomGenerator;
 import org.bson.Document;
 import org.bson.codecs.configuration.CodecRegistry;
 
@@ -53,55 +50,36 @@ import org.bson.codecs.configuration.CodecRegistry;
  * moved, {@code onRetry(n, backoff)} before sleeping after attempt n, then one of
  * {@code onSuccess}, {@code onExhausted} or {@code onFailure}.
  *
- * <p><b>Group commit</b> (on by default, {@link Builder#groupCommit(boolean)}): callers of this
- * updater that update the same {@code _id} at the same time queue up, and the first one runs
- * the queue as a batch: one read, every mutator in arrival order on the state the earlier ones
- * produced, one write filtered on the version read. Each caller still gets its own outcome or
- * exception, as if the updates had run one after another. A caller alone runs exactly the loop
- * above. See docs/optimistic-updates.md, "Group commit", for the rules; {@code onBatch} reports
- * each batch's size.
+ * <p><b>Group commit</b> (on by default, {@link UpdaterBuilder#groupCommit(boolean)}): callers
+ * of this updater that update the same {@code _id} at the same time queue up, and the first one
+ * runs the queue as a batch: one read, every mutator in arrival order on the state the earlier
+ * ones produced, one write filtered on the version read. Each caller still gets its own outcome
+ * or exception, as if the updates had run one after another. A caller alone runs exactly the
+ * loop above. See docs/optimistic-updates.md, "Group commit", for the rules; {@code onBatch}
+ * reports each batch's size.
  *
  * <p>Thread-safe: one instance serves any number of threads.
  */
 public final class VersionedUpdater {
+  private final UpdaterSettings settings;
   private final UpdateLoop loop;
   private final BatchUpdate batches;
   private final KeyedCombiner<BatchUpdate.Call, UpdateOutcome> combiner; // null: group commit off
-  private final VersionPolicy versionPolicy;
-  private final RetryPolicy retryPolicy;
   private final WriteGuardListener listener;
   private final String collection;
   private final CodecRegistry codecs;
-  // What a LockedUpdater over the same documents is built with (lockedBuilder).
-  private final Store store;
-  private final WriteGuardListener rawListener;
-  private final String strategyName;
-  private final Ticker ticker;
-  private final Sleeper sleeper;
-  private final RandomGenerator random; // null: each thread's ThreadLocalRandom
+  private final Store store; // what a LockedUpdater over the same documents writes (lockedBuilder)
 
   private VersionedUpdater(Builder b) {
-    this.versionPolicy = b.versionPolicy;
-    this.retryPolicy = b.retryPolicy;
-    this.listener = WriteGuardListener.safe(b.listener);
-    this.collection = b.store.collectionName();
-    this.codecs = b.store.codecRegistry();
+    this.settings = b.settings();
     this.store = b.store;
-    this.rawListener = b.listener;
-    this.strategyName = b.strategyName;
-    this.ticker = b.ticker;
-    this.sleeper = b.sleeper;
-    this.random = b.random;
-    this.loop = new UpdateLoop(b.store, b.versionPolicy, b.retryPolicy, b.listener,
-        b.strategyName, b.ticker, b.sleeper, b.random);
-    this.batches = new BatchUpdate(loop, b.store, b.versionPolicy, b.retryPolicy, b.listener,
-        b.ticker, b.sleeper, b.random);
-    this.combiner = !b.groupCommit ? null
-        : KeyedCombiner.<BatchUpdate.Call, UpdateOutcome>builder(
-                (key, batch) -> batches.run(((DocumentKey) key).id(), BatchUpdate.ofCalls(batch)))
-            .maxBatch(b.maxBatchSize)
-            .ticker(b.ticker)
-            .build();
+    this.listener = WriteGuardListener.safe(settings.listener());
+    this.collection = store.collectionName();
+    this.codecs = store.codecRegistry();
+    this.loop = settings.loop(store, settings.listener());
+    this.batches = settings.batches(loop, store, settings.listener());
+    this.combiner = settings.groupCommitQueue(
+        (key, batch) -> batches.run(((DocumentKey) key).id(), BatchUpdate.ofCalls(batch)));
   }
 
   private UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
@@ -117,7 +95,7 @@ public final class VersionedUpdater {
       // Queued no longer than the call's deadline: the same budget a lone call has.
       // Keyed as MongoDB tells documents apart, so one batch never mixes two documents.
       return combiner.submit(DocumentKey.of(id, codecs), new BatchUpdate.Call(mutator,
-          returnAfter), Deadline.capWait(retryPolicy.deadline()));
+          returnAfter), Deadline.capWait(settings.retryPolicy().deadline()));
     } catch (CombineTimeoutException e) {
       RetriesExhaustedException out = new RetriesExhaustedException(collection, id, 0,
           e.waited(), RetriesExhaustedException.Budget.DEADLINE, OptionalLong.empty(), e);
@@ -219,15 +197,13 @@ public final class VersionedUpdater {
       throw new IllegalStateException("a LockedUpdater needs a MongoDB collection; this"
           + " updater writes to " + store.getClass().getSimpleName());
     }
-    LockedUpdater.Builder b = LockedUpdater.builder(mongo.collection(), locks)
-        .versionPolicy(versionPolicy)
-        .retryPolicy(retryPolicy)
-        .listener(rawListener)
-        .strategyName(strategyName)
-        .ticker(ticker)
-        .sleeper(sleeper)
+    return LockedUpdater.builder(mongo.collection(), locks).writingAs(settings)
         .versionFilter(true);
-    return random == null ? b : b.random(random);
+  }
+
+  /** The settings it was built with (for tests). */
+  UpdaterSettings settings() {
+    return settings;
   }
 
   /** Updates of {@code id} queued for the next batch (for tests). */
@@ -241,7 +217,7 @@ public final class VersionedUpdater {
   }
 
   public VersionPolicy versionPolicy() {
-    return versionPolicy;
+    return settings.versionPolicy();
   }
 
   /** The codecs of the updater's collection (how its ids and documents are encoded). */
@@ -255,11 +231,11 @@ public final class VersionedUpdater {
    * the version and so makes a concurrent update of this updater re-read instead of erasing it.
    */
   public AtomicUpdates.Versioned atomicUpdates() {
-    return AtomicUpdates.versioned(versionPolicy);
+    return AtomicUpdates.versioned(settings.versionPolicy());
   }
 
   public RetryPolicy retryPolicy() {
-    return retryPolicy;
+    return settings.retryPolicy();
   }
 
   /** The collection and strategy name this updater reports events under. */
@@ -267,85 +243,16 @@ public final class VersionedUpdater {
     return loop.scope();
   }
 
-  /** Configures a {@link VersionedUpdater}; not thread-safe. */
-  public static final class Builder {
-    /**
-     * The default bound of a batch's size. Measured with the benchmark at 64 and 256 clients on
-     * one hot document: 256 served more updates per second than 64 (fewer rounds, each one read
-     * and one write), and no fewer at 16 or 64 clients, where batches stay smaller anyway.
-     */
-    public static final int DEFAULT_MAX_BATCH = 256;
-
+  /**
+   * Configures a {@link VersionedUpdater}: the settings of {@link UpdaterBuilder}, with the
+   * strategy name {@code optimistic} by default. Not thread-safe.
+   */
+  public static final class Builder extends UpdaterBuilder<Builder> {
     private final Store store;
-    private VersionPolicy versionPolicy = VersionPolicy.defaults();
-    private RetryPolicy retryPolicy = RetryPolicy.defaults();
-    private WriteGuardListener listener = WriteGuardListener.NOOP;
-    private String strategyName = "optimistic";
-    private Ticker ticker = Ticker.system();
-    private Sleeper sleeper = Sleeper.system();
-    private RandomGenerator random;
-    private boolean groupCommit = true;
-    private int maxBatchSize = DEFAULT_MAX_BATCH;
 
     Builder(Store store) {
+      super("optimistic");
       this.store = store;
-    }
-
-    public Builder versionPolicy(VersionPolicy versionPolicy) {
-      this.versionPolicy = Objects.requireNonNull(versionPolicy, "versionPolicy");
-      return this;
-    }
-
-    public Builder retryPolicy(RetryPolicy retryPolicy) {
-      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
-      return this;
-    }
-
-    /** Receives attempt/conflict/retry/outcome events; whatever it throws is logged, ignored. */
-    public Builder listener(WriteGuardListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
-    /** The strategy named in events' {@link OperationScope} (default {@code optimistic}). */
-    public Builder strategyName(String strategyName) {
-      this.strategyName = Checks.notBlank("strategyName", strategyName);
-      return this;
-    }
-
-    public Builder ticker(Ticker ticker) {
-      this.ticker = Objects.requireNonNull(ticker, "ticker");
-      return this;
-    }
-
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-      return this;
-    }
-
-    /**
-     * The source of backoff jitter; it is shared by every thread that uses the updater, so it
-     * must be thread-safe (e.g. {@code new java.util.Random(seed)}). Default: each thread's
-     * {@code ThreadLocalRandom}.
-     */
-    public Builder random(RandomGenerator random) {
-      this.random = Objects.requireNonNull(random, "random");
-      return this;
-    }
-
-    /**
-     * Whether concurrent updates of the same document through this updater are combined into
-     * one read and one write (default true). Off: every call runs its own read and write.
-     */
-    public Builder groupCommit(boolean groupCommit) {
-      this.groupCommit = groupCommit;
-      return this;
-    }
-
-    /** The most updates one batch combines; at least 1; default {@value #DEFAULT_MAX_BATCH}. */
-    public Builder maxBatchSize(int maxBatchSize) {
-      this.maxBatchSize = Checks.atLeast("maxBatchSize", maxBatchSize, 1);
-      return this;
     }
 
     public VersionedUpdater build() {

@@ -87,7 +87,7 @@ public final class LockedTesting {
   }
 
   /** Waits for {@code latch}; fails the test if it is not released within the bound. */
-  static void await(CountDownLatch latch) {
+  public static void await(CountDownLatch latch) {
     if (!awaitAtMost(latch, Duration.ofSeconds(BOUND_SECONDS))) {
       throw new AssertionError("latch not released in " + BOUND_SECONDS + "s");
     }
@@ -104,7 +104,7 @@ public final class LockedTesting {
   }
 
   /** Spins until {@code condition}, which another thread makes true, within the bound. */
-  static void waitUntil(BooleanSupplier condition) {
+  public static void waitUntil(BooleanSupplier condition) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
