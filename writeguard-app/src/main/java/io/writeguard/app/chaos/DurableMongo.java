@@ -1,8 +1,8 @@
 package io.writeguard.app.chaos;
 
 import com.mongodb.ConnectionString;
-import io.writeguard.app.Main;
 import io.writeguard.app.chaos.Processes.ChildJvm;
+import io.writeguard.app.cli.MainClass;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ final class DurableMongo implements AutoCloseable {
 
   private String startOn(int wanted) throws InterruptedException {
     starts++;
-    process = ChildJvm.start("mongo-data-" + starts, dir, Main.class.getName(),
+    process = ChildJvm.start("mongo-data-" + starts, dir, MainClass.NAME,
         List.of("mongo", "--port", Integer.toString(wanted), "--data", data.toString()));
     String uri;
     try {
