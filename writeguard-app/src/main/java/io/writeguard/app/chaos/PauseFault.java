@@ -29,7 +29,7 @@ final class PauseFault {
             String.join(",", bed.strategies()),
             Long.toString(settings.mongoTimeout().toMillis())))) {
       List<String> other = new ArrayList<>();
-      holder.await(l -> l.equals("HOLDING"), Testbed.CHILD_START, other);
+      holder.await(l -> l.equals("HOLDING"), ChildJvm.READY_WITHIN, other);
       other.stream().filter(l -> l.startsWith("NOT-HOLDING")).forEach(violations::add);
       long pausedAt = System.currentTimeMillis();
       Processes.signal(holder.pid(), "STOP");
@@ -40,7 +40,7 @@ final class PauseFault {
       stdin.write("GO\n");
       stdin.flush();
       List<String> lines = new ArrayList<>();
-      holder.await(l -> l.equals("DONE"), Testbed.CHILD_START, lines);
+      holder.await(l -> l.equals("DONE"), ChildJvm.READY_WITHIN, lines);
       lines.stream().map(Op::parse).filter(o -> o != null).forEach(history);
       return new Injected(pausedAt, settings.lease().plus(ChaosSettings.SLACK), violations);
     }

@@ -113,7 +113,8 @@ final class ServeJvms implements AutoCloseable {
   private static List<String> urlsOf(List<ChildJvm> serves) throws InterruptedException {
     List<String> urls = new ArrayList<>();
     for (ChildJvm serve : serves) {
-      urls.add(serve.await(l -> l.startsWith("http://"), Testbed.CHILD_START, new ArrayList<>()));
+      urls.add(serve.await(l -> l.startsWith("http://"), ChildJvm.READY_WITHIN,
+          new ArrayList<>()));
     }
     return urls;
   }

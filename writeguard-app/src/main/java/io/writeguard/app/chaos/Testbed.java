@@ -31,9 +31,6 @@ import org.bson.Document;
  * history handed to the {@link Checker}. Not thread-safe: one run, driven by one thread.
  */
 final class Testbed implements AutoCloseable {
-  /** How long a child JVM (MongoDB, serve, the holder) may take to say it is ready. */
-  static final Duration CHILD_START = Duration.ofSeconds(120);
-
   private final ChaosSettings settings;
   private final List<String> strategies;
   private final Path dir;
@@ -60,7 +57,8 @@ final class Testbed implements AutoCloseable {
   /** Starts MongoDB ({@code writeguard mongo} in a child JVM), Redis and the two proxies. */
   void start() throws IOException, InterruptedException {
     mongo = ChildJvm.start("mongo", dir, MainClass.NAME, List.of("mongo"));
-    mongoUri = mongo.await(l -> l.startsWith("mongodb://"), CHILD_START, new ArrayList<>());
+    mongoUri = mongo.await(l -> l.startsWith("mongodb://"), ChildJvm.READY_WITHIN,
+        new ArrayList<>());
     redis = new RedisProcess();
     ConnectionString cs = new ConnectionString(mongoUri);
     String[] hostPort = cs.getHosts().get(0).split(":");
