@@ -1,7 +1,7 @@
 package io.writeguard.app;
 
 import io.writeguard.app.cli.UsageException;
-import io.writeguard.app.lab.LabDurations;
+import io.writeguard.app.cli.Durations;
 import io.writeguard.app.serve.JwtAuth;
 import io.writeguard.app.serve.JwtSecret;
 import java.io.PrintWriter;
@@ -56,7 +56,7 @@ public final class TokenCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UsageException("--user: " + e.getMessage(), e);
     }
-    Duration validFor = LabDurations.parse("--ttl", ttl, false);
+    Duration validFor = Durations.parse("--ttl", ttl, false);
     JwtSecret secret = JwtSecret.load(jwtSecretFile, System.getenv());
     PrintWriter out = spec.commandLine().getOut();
     out.println(new JwtAuth(secret).issue(user, validFor));

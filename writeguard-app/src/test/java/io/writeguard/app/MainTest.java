@@ -2,6 +2,7 @@ package io.writeguard.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.writeguard.app.cli.MainClass;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
@@ -41,5 +42,11 @@ class MainTest {
       assertThat(description).as("description of %s", name).isNotEmpty();
       assertThat(description[0].strip()).as("first help line of %s", name).endsWith(".");
     });
+  }
+
+  @Test
+  void theMainClassNamedForChildJvmsIsThisOne() {
+    // chaos starts `writeguard mongo` and `writeguard serve` by this name, not by Main.class.
+    assertThat(MainClass.NAME).isEqualTo(Main.class.getName());
   }
 }

@@ -17,9 +17,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code writeguard chaos}: injects faults into a workload on the embedded default and checks
- * the history (see {@link Faults} and {@link Checker}; docs/chaos.md). Exit status 0 when every
- * row holds, 1 on any loss, duplicate, failed-but-applied operation or exceeded bound, 2 for bad
- * input. Not thread-safe: picocli makes one instance per invocation.
+ * the history (see {@link Faults}, {@link Testbed} and {@link Checker}; docs/chaos.md). Exit
+ * status 0 when every row holds, 1 on any loss, duplicate, failed-but-applied operation or
+ * exceeded bound, 2 for bad input. Not thread-safe: picocli makes one instance per invocation.
  */
 @Command(
     name = "chaos",
@@ -84,10 +84,10 @@ public final class ChaosCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Path dir = Files.createTempDirectory("writeguard-chaos");
     List<ChaosRow> rows = new ArrayList<>();
-    try (Faults run = new Faults(settings, List.copyOf(strategies), dir, out)) {
-      run.start();
+    try (Testbed bed = new Testbed(settings, List.copyOf(strategies), dir, out)) {
+      bed.start();
       for (String fault : faults) {
-        rows.addAll(run.run(fault));
+        rows.addAll(bed.run(Faults.named(fault)));
       }
     }
     ChaosReport.printTable(rows, settings, out);

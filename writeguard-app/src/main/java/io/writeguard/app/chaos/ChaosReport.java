@@ -29,7 +29,7 @@ final class ChaosReport {
     printTable(rows, out);
     java.util.Map<String, java.util.Map<String, Long>> longest = new java.util.LinkedHashMap<>();
     for (ChaosRow r : rows) {
-      String where = r.workload().equals(Faults.SERVE_WORKLOAD)
+      String where = r.workload().equals(Load.SERVE_WORKLOAD)
           ? r.fault() + " through 3 serve JVMs" : r.fault();
       longest.computeIfAbsent(where, f -> new java.util.LinkedHashMap<>())
           .merge(r.strategy(), r.maxLatencyMillis(), Math::max);

@@ -1,10 +1,9 @@
 package io.writeguard.app.chaos;
 
 import com.mongodb.ConnectionString;
-import io.writeguard.app.Main;
 import io.writeguard.app.chaos.Processes.ChildJvm;
+import io.writeguard.app.cli.MainClass;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -16,8 +15,6 @@ import java.util.concurrent.TimeUnit;
  * faults keep the memory-only server; this one gets its own. Not thread-safe.
  */
 final class DurableMongo implements AutoCloseable {
-  private static final Duration START = Duration.ofSeconds(120);
-
   private final Path dir;
   private final Path data;
   private ChildJvm process;
@@ -55,11 +52,12 @@ final class DurableMongo implements AutoCloseable {
 
   private String startOn(int wanted) throws InterruptedException {
     starts++;
-    process = ChildJvm.start("mongo-data-" + starts, dir, Main.class.getName(),
+    process = ChildJvm.start("mongo-data-" + starts, dir, MainClass.NAME,
         List.of("mongo", "--port", Integer.toString(wanted), "--data", data.toString()));
     String uri;
     try {
-      uri = process.await(l -> l.startsWith("mongodb://"), START, new ArrayList<>());
+      uri = process.await(l -> l.startsWith("mongodb://"), ChildJvm.READY_WITHIN,
+          new ArrayList<>());
     } catch (IllegalStateException e) {
       process.close();
       throw e;

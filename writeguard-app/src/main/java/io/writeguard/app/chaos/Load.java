@@ -28,6 +28,11 @@ final class Load {
   static final String READINFO = "readinfo";
   static final String COUNTER = "counter";
   static final List<String> WORKLOADS = List.of(READINFO, COUNTER);
+  /**
+   * The workload of the rows measured through serve JVMs during the black hole: HTTP marks,
+   * not one of the {@link #WORKLOADS} that run in process.
+   */
+  static final String SERVE_WORKLOAD = "serve";
   /** The items a mark goes to: {@code infos.k0.s0.0..2}. */
   static final int ITEMS = 3;
 

@@ -33,6 +33,8 @@ final class Processes {
   static final class ChildJvm implements AutoCloseable {
     /** An environment variable: the class path of the child JVMs, if not this process's. */
     static final String CHILD_CLASSPATH = "WRITEGUARD_CHAOS_CHILD_CLASSPATH";
+    /** How long a child (MongoDB, serve, the holder) may take to print what it is waited for. */
+    static final Duration READY_WITHIN = Duration.ofSeconds(120);
 
     private final Process process;
     private final String name;

@@ -1,6 +1,5 @@
 package io.writeguard.app.cli;
 
-import io.writeguard.app.lab.LabDurations;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
@@ -33,7 +32,7 @@ public final class MongoOptions {
 
   /** The {@code --mongo-timeout} given. */
   public Duration timeout() {
-    return LabDurations.parse("--mongo-timeout", mongoTimeout, false);
+    return Durations.parse("--mongo-timeout", mongoTimeout, false);
   }
 
   public MongoTarget open(int maxPoolSize) {

@@ -3,30 +3,31 @@ package io.writeguard.app.lab;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.mongodb.client.MongoDatabase;
+import io.writeguard.app.cli.Durations;
 import io.writeguard.app.cli.MongoOptions;
 import io.writeguard.app.cli.MongoTarget;
 import io.writeguard.app.cli.RedisOptions;
 import io.writeguard.app.cli.RedisTarget;
 import io.writeguard.app.cli.UsageException;
-import io.writeguard.app.lab.LabPlan.BalanceSettings;
-import io.writeguard.app.lab.LabPlan.LabRegistry;
-import io.writeguard.app.lab.LabPlan.LabSchedule;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
 import io.writeguard.app.lab.LabProgress.TerminalProgress;
-import io.writeguard.app.lab.LabReport.ServerInfo;
-import io.writeguard.app.lab.LabReport.StrategyResult;
-import io.writeguard.app.lab.LabReport.SweepPoint;
 import io.writeguard.app.lab.LabRunner.LabAbortedException;
-import io.writeguard.app.lab.Scenario.BalanceScenario;
-import io.writeguard.app.lab.Scenario.Verification;
-import io.writeguard.app.lab.Strategy.LabServices;
-import io.writeguard.app.lab.readinfo.ReadInfoScenario;
+import io.writeguard.app.lab.api.BalanceSettings;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.Scenario;
+import io.writeguard.app.lab.api.Scenario.BalanceScenario;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.api.Strategy.LabServices;
+import io.writeguard.app.lab.plan.LabPlan;
+import io.writeguard.app.lab.plan.LabSettings;
 import io.writeguard.app.lab.report.HtmlReport;
 import io.writeguard.app.lab.report.Recommendation;
 import io.writeguard.app.lab.report.ResultTable;
 import io.writeguard.app.lab.report.ResultTable.ClosingNote;
 import io.writeguard.app.lab.report.ResultTable.FiguresTable;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.ServerInfo;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
+import io.writeguard.app.lab.result.LabReport.SweepPoint;
 import io.writeguard.internal.Checks;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -86,7 +87,7 @@ public final class LabCommand implements Callable<Integer> {
   static final int DEFAULT_ROUNDS = 3;
   static final String DEFAULT_DURATION = "3s";
 
-  private final LabRegistry registry;
+  private final Scenarios scenarios;
 
   @Spec CommandSpec spec;
 
@@ -177,18 +178,18 @@ public final class LabCommand implements Callable<Integer> {
 
   /** The command with WriteGuard's scenarios and strategies. */
   public LabCommand() {
-    this(LabRegistry.standard());
+    this(Scenarios.standard());
   }
 
   /** The command with other scenarios and strategies (tests, extensions). */
-  public LabCommand(LabRegistry registry) {
-    this.registry = registry;
+  public LabCommand(Scenarios scenarios) {
+    this.scenarios = scenarios;
   }
 
   @Override
   public Integer call() {
     // Everything the user typed is checked before a server is started or a file touched.
-    LabPlan<?> plan = registry.scenario(scenario).plan(strategies);
+    LabPlan<?> plan = scenarios.plan(scenario, strategies);
     List<Integer> counts = clientCounts();
     LabSettings settings = settings(plan.scenario(), counts.get(0));
     checkProcesses(plan.scenario(), counts);
@@ -375,8 +376,8 @@ public final class LabCommand implements Callable<Integer> {
 
   /**
    * {@code --processes}: from 1 to the fewest clients given (every process runs at least one),
-   * and for readinfo only (the counter's and transfer's figures are read per run, not per
-   * process).
+   * and for the scenarios that count per process only (readinfo: the counter's and transfer's
+   * figures are read per run, not per process; see {@link Scenario#countsPerProcess()}).
    */
   private void checkProcesses(Scenario<?> s, List<Integer> counts) {
     int fewest = counts.stream().mapToInt(Integer::intValue).min().orElse(1);
@@ -384,9 +385,9 @@ public final class LabCommand implements Callable<Integer> {
       throw new UsageException("--processes must be between 1 and the clients (" + fewest
           + "), was " + processes);
     }
-    if (processes > 1 && !s.name().equals(ReadInfoScenario.NAME)) {
+    if (processes > 1 && !s.countsPerProcess()) {
       throw new UsageException("--processes " + processes + " applies to scenario "
-          + ReadInfoScenario.NAME + " only, not " + s.name());
+          + String.join(", ", scenarios.countingPerProcess()) + " only, not " + s.name());
     }
   }
 
@@ -418,7 +419,7 @@ public final class LabCommand implements Callable<Integer> {
           "--rounds must be between 1 and " + MAX_ROUNDS + ", was " + rounds);
     }
     BalanceSettings balances = balances(s);
-    Duration warm = LabDurations.parse("--warmup", warmup, true);
+    Duration warm = Durations.parse("--warmup", warmup, true);
     LabSettings base;
     if (ops != null) {
       if (duration != null) {
@@ -430,7 +431,7 @@ public final class LabCommand implements Callable<Integer> {
       }
       base = LabSettings.counted(firstClients, d, seed, ops, warm);
     } else {
-      Duration t = LabDurations.parse("--duration", duration == null ? DEFAULT_DURATION : duration,
+      Duration t = Durations.parse("--duration", duration == null ? DEFAULT_DURATION : duration,
           false);
       base = LabSettings.timed(firstClients, d, seed, t, warm);
     }

@@ -2,6 +2,7 @@ package io.writeguard.app.lab;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.writeguard.app.cli.Durations;
 import io.writeguard.app.lab.LabRunner.LabAbortedException;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -123,7 +124,7 @@ public final class LabProcesses implements AutoCloseable {
             TimeUnit.NANOSECONDS));
       } catch (TimeoutException e) {
         throw new LabAbortedException("lab process " + p + " did not answer within "
-            + LabDurations.format(patience), e);
+            + Durations.format(patience), e);
       } catch (ExecutionException e) {
         throw new LabAbortedException("lab process " + p + ": " + e.getCause().getMessage(),
             e.getCause());

@@ -1,8 +1,7 @@
 package io.writeguard.app.lab;
 
 import io.writeguard.Ticker;
-import io.writeguard.app.lab.LabPlan.LabStep;
-import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.Objects;

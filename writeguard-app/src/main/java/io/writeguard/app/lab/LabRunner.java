@@ -6,20 +6,23 @@ import com.mongodb.client.MongoDatabase;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardException;
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.app.cli.Durations;
 import io.writeguard.app.lab.ClientLoop.ServerGone;
-import io.writeguard.app.lab.LabPlan.LabSchedule;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabPlan.LabStep;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
-import io.writeguard.app.lab.LabReport.LatencyMs;
-import io.writeguard.app.lab.LabReport.ServerInfo;
-import io.writeguard.app.lab.LabReport.StrategyResult;
-import io.writeguard.app.lab.Scenario.BalanceScenario;
-import io.writeguard.app.lab.Scenario.ScenarioRun;
-import io.writeguard.app.lab.Scenario.Verification;
-import io.writeguard.app.lab.Strategy.LabServices;
-import io.writeguard.app.lab.Strategy.StrategyContext;
-import io.writeguard.app.lab.StrategyStats.RoundMedians;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.Scenario;
+import io.writeguard.app.lab.api.Scenario.BalanceScenario;
+import io.writeguard.app.lab.api.Scenario.ScenarioRun;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.api.Strategy;
+import io.writeguard.app.lab.api.Strategy.LabServices;
+import io.writeguard.app.lab.api.Strategy.StrategyContext;
+import io.writeguard.app.lab.plan.LabPlan;
+import io.writeguard.app.lab.plan.LabSettings;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.LatencyMs;
+import io.writeguard.app.lab.result.LabReport.ServerInfo;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
+import io.writeguard.app.lab.result.RoundMedians;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import java.io.PrintWriter;
@@ -29,7 +32,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.bson.Document;
 
@@ -413,7 +415,7 @@ public final class LabRunner {
             lastProgress = now;
           } else if (now - lastProgress > stallTimeout.toNanos()) {
             control.fail(new LabAbortedException("no operation of strategy '" + strategy
-                + "' completed for " + LabDurations.format(stallTimeout), null));
+                + "' completed for " + Durations.format(stallTimeout), null));
             threads.forEach(Thread::interrupt);
             return;
           }
@@ -479,58 +481,6 @@ public final class LabRunner {
       coll.drop();
     } catch (RuntimeException e) {
       // The result is measured and counted already; a leftover collection is harmless.
-    }
-  }
-
-  /**
-   * Shared by the clients of one run: when to stop, and the failure that stopped it early.
-   * Thread-safe.
-   */
-  static final class RunControl {
-    private final long durationNanos;
-    private volatile long deadlineNanos;
-    private volatile boolean stopped;
-    private final AtomicReference<Throwable> fatal = new AtomicReference<>();
-
-    private RunControl(long durationNanos) {
-      this.durationNanos = durationNanos;
-    }
-
-    /** Clients stop {@code durationNanos} after {@link #begin}. */
-    static RunControl timed(long durationNanos) {
-      return new RunControl(durationNanos);
-    }
-
-    /** Clients stop when their own quota is done. */
-    static RunControl byQuota() {
-      return new RunControl(0);
-    }
-
-    /** Starts the clock; called once, before the clients are let go. */
-    void begin(long nowNanos) {
-      deadlineNanos = nowNanos + durationNanos;
-    }
-
-    /** True while a client with {@code remaining} quota left should start another operation. */
-    boolean goOn(long nowNanos, long remaining) {
-      if (stopped) {
-        return false;
-      }
-      return durationNanos > 0 ? nowNanos - deadlineNanos < 0 : remaining > 0;
-    }
-
-    /** Stops every client because of {@code error}; the first error wins. */
-    void fail(Throwable error) {
-      fatal.compareAndSet(null, error);
-      stopped = true;
-    }
-
-    void stop() {
-      stopped = true;
-    }
-
-    Throwable fatal() {
-      return fatal.get();
     }
   }
 

@@ -6,14 +6,12 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.writeguard.app.cli.MongoTarget;
 import io.writeguard.app.cli.RedisTarget;
-import io.writeguard.app.lab.LabPlan.BalanceSettings;
-import io.writeguard.app.lab.LabPlan.LabRegistry;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabPlan.LabStep;
 import io.writeguard.app.lab.LabRunner.Driven;
-import io.writeguard.app.lab.LabRunner.RunControl;
-import io.writeguard.app.lab.Scenario.Verification;
-import io.writeguard.app.lab.Strategy.LabServices;
+import io.writeguard.app.lab.api.BalanceSettings;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.api.Strategy.LabServices;
+import io.writeguard.app.lab.plan.LabPlan;
+import io.writeguard.app.lab.plan.LabSettings;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -52,7 +50,7 @@ public final class LabWorker {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     System.setOut(System.err); // nothing but replies on stdout
     ObjectMapper json = new ObjectMapper();
-    LabRegistry registry = LabRegistry.standard();
+    Scenarios scenarios = Scenarios.standard();
     try (MongoTarget mongo = MongoTarget.open(args[0], LabCommand.MAX_CLIENTS + 8);
         RedisTarget redis = "-".equals(args[1]) ? null : RedisTarget.open(args[1])) {
       MongoDatabase database = mongo.client().getDatabase(LabRunner.DATABASE);
@@ -74,7 +72,7 @@ public final class LabWorker {
               pending.run().close();
               pending = null;
             }
-            Driven<?> d = run(registry, mongo, database, services, request);
+            Driven<?> d = run(scenarios, mongo, database, services, request);
             LabProcesses.Part part = part(d);
             if (Boolean.TRUE.equals(request.get("verify"))) {
               pending = d;
@@ -98,10 +96,10 @@ public final class LabWorker {
     }
   }
 
-  private static Driven<?> run(LabRegistry registry, MongoTarget mongo, MongoDatabase database,
+  private static Driven<?> run(Scenarios scenarios, MongoTarget mongo, MongoDatabase database,
       LabServices services, Map<String, Object> r) {
-    LabPlan<?> plan = registry.scenario((String) r.get("scenario"))
-        .plan(List.of((String) r.get("strategy")));
+    LabPlan<?> plan = scenarios.plan((String) r.get("scenario"),
+        List.of((String) r.get("strategy")));
     int clients = num(r, "clients");
     long ops = ((Number) r.get("ops")).longValue();
     long durationMs = ((Number) r.get("duration_ms")).longValue();
@@ -127,7 +125,7 @@ public final class LabWorker {
     var strategy = plan.strategies().get(0);
     LabStep step = new LabStep(strategy.name(), count, 1, 1, 1, 1, -1);
     return runner.drive(plan.scenario(), strategy, coll, control, settings.ops(), "measuring",
-        new LabPlan.LabSchedule(settings, 1, 1), step, first, count);
+        new LabSchedule(settings, 1, 1), step, first, count);
   }
 
   private static LabProcesses.Part part(Driven<?> d) {

@@ -6,7 +6,7 @@ import io.writeguard.app.cli.MongoOptions;
 import io.writeguard.app.cli.MongoTarget;
 import io.writeguard.app.cli.RedisOptions;
 import io.writeguard.app.cli.UsageException;
-import io.writeguard.app.lab.LabDurations;
+import io.writeguard.app.cli.Durations;
 import io.writeguard.app.readinfo.MarkReadDeps;
 import io.writeguard.app.readinfo.MarkReadStrategies;
 import io.writeguard.app.readinfo.MarkReadStrategy;
@@ -124,7 +124,7 @@ public final class ServeCommand implements Callable<Integer> {
     redis.check();
     JwtSecret secret = JwtSecret.load(jwtSecretFile, System.getenv());
     ServeConfig config = config();
-    Duration wait = LabDurations.parse("--lock-wait", lockWait, false);
+    Duration wait = Durations.parse("--lock-wait", lockWait, false);
 
     ServeMetrics metrics = new ServeMetrics();
     MongoTarget target = mongo.open(64);
@@ -211,9 +211,9 @@ public final class ServeCommand implements Callable<Integer> {
           .host(host)
           .port(port)
           .maxBodyBytes(maxBody)
-          .retryAfter(LabDurations.parse("--retry-after", retryAfter, false))
-          .shutdownGrace(LabDurations.parse("--shutdown-grace", shutdownGrace, true))
-          .requestDeadline(LabDurations.parse("--request-deadline", requestDeadline, false))
+          .retryAfter(Durations.parse("--retry-after", retryAfter, false))
+          .shutdownGrace(Durations.parse("--shutdown-grace", shutdownGrace, true))
+          .requestDeadline(Durations.parse("--request-deadline", requestDeadline, false))
           .build();
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage(), e);

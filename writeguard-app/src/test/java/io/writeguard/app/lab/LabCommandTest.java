@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.writeguard.app.Main;
-import io.writeguard.app.lab.LabPlan.LabRegistry;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
-import io.writeguard.app.lab.LabPlan.ScenarioEntry;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.ScenarioEntry;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario.Mark;
 import io.writeguard.embedded.EmbeddedMongo;
@@ -140,12 +139,12 @@ class LabCommandTest {
   @Test
   void aLossInAStrategyThatShouldNotLoseExitsOne() {
     // naive's implementation, registered as if it were a safe strategy.
-    LabStrategy<Mark> naive = ReadInfoScenario.entry().plan(List.of("naive")).strategies().get(0);
+    LabStrategy<Mark> naive = ReadInfoScenario.entry().strategy("naive").orElseThrow();
     LabStrategy<Mark> careless = new LabStrategy<>("careless", false, "naive in disguise",
         naive.factory());
-    LabRegistry registry = new LabRegistry(List.of(
+    Scenarios scenarios = new Scenarios(List.of(
         new ScenarioEntry<>(new ReadInfoScenario(), List.of(careless))));
-    int status = run(new CommandLine(new LabCommand(registry)), "--mongo-uri", testUri(),
+    int status = run(new CommandLine(new LabCommand(scenarios)), "--mongo-uri", testUri(),
         "--clients", "16", "--docs", "1", "--ops", "1000", "--warmup", "0s");
     assertThat(status).isEqualTo(1);
     assertThat(err.toString()).contains("FAILED: careless lost");

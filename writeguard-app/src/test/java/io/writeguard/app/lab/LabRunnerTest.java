@@ -8,16 +8,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.mongodb.MongoSocketReadException;
 import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoDatabase;
-import io.writeguard.app.lab.LabPlan.LabRegistry;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
-import io.writeguard.app.lab.LabReport.ServerInfo;
-import io.writeguard.app.lab.LabReport.StrategyResult;
 import io.writeguard.app.lab.LabRunner.LabAbortedException;
-import io.writeguard.app.lab.Strategy.LabOperationException;
-import io.writeguard.app.lab.Strategy.LabServices;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.Strategy.LabOperationException;
+import io.writeguard.app.lab.api.Strategy.LabServices;
+import io.writeguard.app.lab.plan.LabPlan;
+import io.writeguard.app.lab.plan.LabSettings;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario.Mark;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.ServerInfo;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.testing.TestMongo;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -34,7 +35,7 @@ class LabRunnerTest {
   private static final ServerInfo SERVER = new ServerInfo("embedded", "test");
 
   private LabReport run(List<String> strategies, LabSettings settings) {
-    LabPlan<?> plan = LabRegistry.standard().scenario("readinfo").plan(strategies);
+    LabPlan<?> plan = Scenarios.standard().plan("readinfo", strategies);
     return new LabRunner(db, settings, new PrintWriter(progress)).run(plan, SERVER);
   }
 
@@ -188,7 +189,7 @@ class LabRunnerTest {
 
   @SuppressWarnings("unchecked")
   private static LabStrategy<Mark> pick(String name) {
-    LabPlan<?> plan = LabRegistry.standard().scenario("readinfo").plan(List.of(name));
+    LabPlan<?> plan = Scenarios.standard().plan("readinfo", List.of(name));
     Iterator<?> it = plan.strategies().iterator();
     return (LabStrategy<Mark>) it.next();
   }

@@ -2,9 +2,7 @@ package io.writeguard.app.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.writeguard.app.lab.LabPlan.LabSchedule;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabPlan.LabStep;
+import io.writeguard.app.lab.plan.LabSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

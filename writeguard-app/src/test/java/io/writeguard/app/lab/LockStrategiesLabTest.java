@@ -7,15 +7,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.mongodb.client.MongoDatabase;
 import io.lettuce.core.RedisClient;
-import io.writeguard.app.lab.LabPlan.LabRegistry;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
-import io.writeguard.app.lab.LabPlan.ScenarioEntry;
-import io.writeguard.app.lab.LabReport.ServerInfo;
-import io.writeguard.app.lab.LabReport.StrategyResult;
 import io.writeguard.app.lab.LabRunner.LabAbortedException;
-import io.writeguard.app.lab.Strategy.LabServices;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.ScenarioEntry;
+import io.writeguard.app.lab.api.Strategy.LabServices;
+import io.writeguard.app.lab.plan.LabPlan;
+import io.writeguard.app.lab.plan.LabSettings;
 import io.writeguard.app.lab.report.ResultTable;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.ServerInfo;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.testing.TestRedis;
 import io.writeguard.testing.TestMongo;
 import java.io.PrintWriter;
@@ -47,7 +48,7 @@ class LockStrategiesLabTest {
   }
 
   private LabReport run(List<String> strategies, LabSettings settings, LabServices services) {
-    LabPlan<?> plan = LabRegistry.standard().scenario("readinfo").plan(strategies);
+    LabPlan<?> plan = Scenarios.standard().plan("readinfo", strategies);
     return new LabRunner(null, db, settings, LabProgress.plain(new PrintWriter(progress), false),
         services).run(plan, SERVER);
   }
@@ -127,8 +128,8 @@ class LockStrategiesLabTest {
 
   @Test
   void onlyRedisLockAsksForRedis() {
-    ScenarioEntry<?> readinfo = LabRegistry.standard().scenario("readinfo");
-    assertThat(readinfo.plan(List.of()).strategies())
+    ScenarioEntry<?> readinfo = Scenarios.standard().scenario("readinfo");
+    assertThat(LabPlan.of(readinfo, List.of()).strategies())
         .filteredOn(LabStrategy::needsRedis)
         .extracting(LabStrategy::name)
         .containsExactly("redis-lock");

@@ -2,10 +2,9 @@ package io.writeguard.app.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.writeguard.app.lab.LabPlan.LabStep;
 import io.writeguard.app.lab.LabProgress.TerminalProgress;
-import io.writeguard.app.lab.LabReport.LatencyMs;
-import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.result.LabReport.LatencyMs;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.testing.FakeTime;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -4,11 +4,11 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.or;
 
 import com.mongodb.client.MongoCollection;
-import io.writeguard.app.lab.LabPlan.BalanceSettings;
-import io.writeguard.app.lab.Scenario.ClientWorkload;
-import io.writeguard.app.lab.Scenario.ScenarioRun;
-import io.writeguard.app.lab.Scenario.Verification;
-import io.writeguard.app.lab.Strategy;
+import io.writeguard.app.lab.api.BalanceSettings;
+import io.writeguard.app.lab.api.Scenario.ClientWorkload;
+import io.writeguard.app.lab.api.Scenario.ScenarioRun;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.api.Strategy;
 import io.writeguard.app.lab.counter.CounterScenario.CounterClient;
 import io.writeguard.app.lab.counter.CounterScenario.CounterOp;
 import io.writeguard.app.lab.counter.CounterScenario.Generations;

@@ -2,12 +2,12 @@ package io.writeguard.app.lab.counter;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
-import io.writeguard.app.lab.LabPlan.ScenarioEntry;
-import io.writeguard.app.lab.Scenario.BalanceScenario;
-import io.writeguard.app.lab.Scenario.ClientWorkload;
-import io.writeguard.app.lab.Scenario.ScenarioRun;
-import io.writeguard.app.lab.Scenario.ScenarioSettings;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.Scenario.BalanceScenario;
+import io.writeguard.app.lab.api.Scenario.ClientWorkload;
+import io.writeguard.app.lab.api.Scenario.ScenarioRun;
+import io.writeguard.app.lab.api.Scenario.ScenarioSettings;
+import io.writeguard.app.lab.api.ScenarioEntry;
 import io.writeguard.app.lab.counter.CounterRun.TotalReader;
 import io.writeguard.app.lab.counter.CounterStrategies.AtomicCounter;
 import io.writeguard.app.lab.counter.CounterStrategies.NaiveCounter;

@@ -3,13 +3,13 @@ package io.writeguard.app.lab.readinfo;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.InsertManyOptions;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
-import io.writeguard.app.lab.LabPlan.ScenarioEntry;
-import io.writeguard.app.lab.Scenario;
-import io.writeguard.app.lab.Scenario.ClientWorkload;
-import io.writeguard.app.lab.Scenario.ScenarioRun;
-import io.writeguard.app.lab.Scenario.ScenarioSettings;
-import io.writeguard.app.lab.Scenario.Verification;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.Scenario;
+import io.writeguard.app.lab.api.Scenario.ClientWorkload;
+import io.writeguard.app.lab.api.Scenario.ScenarioRun;
+import io.writeguard.app.lab.api.Scenario.ScenarioSettings;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.api.ScenarioEntry;
 import io.writeguard.app.lab.readinfo.ReadInfoStrategies.AtomicReadInfo;
 import io.writeguard.app.lab.readinfo.ReadInfoStrategies.LockReadInfo;
 import io.writeguard.app.lab.readinfo.ReadInfoStrategies.NaiveReadInfo;
@@ -71,6 +71,15 @@ public final class ReadInfoScenario implements Scenario<ReadInfoScenario.Mark> {
   @Override
   public String description() {
     return "users mark sub-items of hot documents as read";
+  }
+
+  /**
+   * Each client records the marks it had acknowledged, and verifying looks for exactly those:
+   * one process's share counts on its own ({@code --processes}).
+   */
+  @Override
+  public boolean countsPerProcess() {
+    return true;
   }
 
   @Override

@@ -2,10 +2,10 @@ package io.writeguard.app.lab.report;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.writeguard.app.lab.LabDurations;
-import io.writeguard.app.lab.LabReport;
-import io.writeguard.app.lab.LabReport.StrategyResult;
-import io.writeguard.app.lab.LabReport.SweepPoint;
+import io.writeguard.app.cli.Durations;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
+import io.writeguard.app.lab.result.LabReport.SweepPoint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -105,7 +105,7 @@ public final class HtmlReport {
             + " clients (sweep)");
     parts.add(r.docs() + " hot document" + (r.docs() == 1 ? "" : "s"));
     parts.add(r.durationS() != null
-        ? LabDurations.format(Duration.ofMillis(Math.round(r.durationS() * 1000)))
+        ? Durations.format(Duration.ofMillis(Math.round(r.durationS() * 1000)))
             + " per strategy"
         : String.format(Locale.ROOT, "%,d operations per strategy", r.ops()));
     if (r.rounds() > 1) {

@@ -1,7 +1,7 @@
 package io.writeguard.app.lab.report;
 
-import io.writeguard.app.lab.LabReport.StrategyResult;
-import io.writeguard.app.lab.Scenario.Verification;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

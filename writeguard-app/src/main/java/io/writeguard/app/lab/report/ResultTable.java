@@ -1,13 +1,13 @@
 package io.writeguard.app.lab.report;
 
-import io.writeguard.app.lab.LabDurations;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabReport;
-import io.writeguard.app.lab.LabReport.ServerInfo;
-import io.writeguard.app.lab.LabReport.StrategyResult;
-import io.writeguard.app.lab.LabReport.SweepPoint;
-import io.writeguard.app.lab.Scenario.Verification;
-import io.writeguard.app.lab.StrategyStats.RoundMedians;
+import io.writeguard.app.cli.Durations;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.plan.LabSettings;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.ServerInfo;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
+import io.writeguard.app.lab.result.LabReport.SweepPoint;
+import io.writeguard.app.lab.result.RoundMedians;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -41,9 +41,9 @@ public final class ResultTable {
       String clients, ServerInfo server, String where) {
     String per = s.rounds() > 1 ? " per strategy and round" : " per strategy";
     String budget = s.duration() != null
-        ? LabDurations.format(s.duration()) + per
+        ? Durations.format(s.duration()) + per
         : String.format(Locale.ROOT, "%,d operations", s.ops()) + per;
-    String warm = s.warmup().isZero() ? "no warm-up" : LabDurations.format(s.warmup()) + " warm-up";
+    String warm = s.warmup().isZero() ? "no warm-up" : Durations.format(s.warmup()) + " warm-up";
     return String.format(Locale.ROOT,
         "writeguard lab: scenario %s (%s)%n"
             + "  %s clients, %d hot document%s, %s after %s, seed %d, group commit %s%n"

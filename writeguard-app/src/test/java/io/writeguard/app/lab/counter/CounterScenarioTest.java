@@ -5,26 +5,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.writeguard.Ticker;
-import io.writeguard.app.lab.LabPlan;
-import io.writeguard.app.lab.LabPlan.BalanceSettings;
-import io.writeguard.app.lab.LabPlan.LabRegistry;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
-import io.writeguard.app.lab.LabPlan.ScenarioEntry;
-import io.writeguard.app.lab.LabReport;
-import io.writeguard.app.lab.LabReport.ServerInfo;
-import io.writeguard.app.lab.LabReport.StrategyResult;
 import io.writeguard.app.lab.LabRunner;
-import io.writeguard.app.lab.Scenario.ScenarioSettings;
-import io.writeguard.app.lab.Scenario.Verification;
-import io.writeguard.app.lab.Strategy.StrategyContext;
+import io.writeguard.app.lab.Scenarios;
 import io.writeguard.app.lab.StrategyStats;
+import io.writeguard.app.lab.api.BalanceSettings;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.Scenario.ScenarioSettings;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.api.ScenarioEntry;
+import io.writeguard.app.lab.api.Strategy.StrategyContext;
 import io.writeguard.app.lab.counter.CounterRun.CounterTotals;
 import io.writeguard.app.lab.counter.CounterScenario.CounterClient;
 import io.writeguard.app.lab.counter.CounterScenario.CounterOp;
 import io.writeguard.app.lab.counter.CounterStrategies.AtomicCounter;
 import io.writeguard.app.lab.counter.CounterStrategies.CounterStore;
 import io.writeguard.app.lab.counter.CounterStrategies.NaiveCounter;
+import io.writeguard.app.lab.plan.LabPlan;
+import io.writeguard.app.lab.plan.LabSettings;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.ServerInfo;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.testing.TestMongo;
 import java.io.PrintWriter;
@@ -56,7 +56,7 @@ class CounterScenarioTest {
   }
 
   private StrategyResult run(String strategy, int clients, BalanceSettings balances) {
-    LabPlan<?> plan = LabRegistry.standard().scenario("counter").plan(List.of(strategy));
+    LabPlan<?> plan = Scenarios.standard().plan("counter", List.of(strategy));
     LabSettings settings = LabSettings.counted(clients, 1, 42, OPS, Duration.ZERO)
         .withBalances(balances);
     LabReport report = new LabRunner(db, settings, new PrintWriter(progress)).run(plan, SERVER);
@@ -106,8 +106,8 @@ class CounterScenarioTest {
   void oneClientGetsTheSameRefusalsAndFinalTotalFromEveryCorrectStrategy() {
     // One client is sequential: a decrement is refused exactly when the balance is short, so
     // every correct strategy must answer the same stream the same way.
-    LabPlan<?> plan = LabRegistry.standard().scenario("counter")
-        .plan(List.of("atomic", "optimistic", "sharded-fields", "sharded-docs"));
+    LabPlan<?> plan = Scenarios.standard()
+        .plan("counter", List.of("atomic", "optimistic", "sharded-fields", "sharded-docs"));
     LabReport report = new LabRunner(db,
         LabSettings.counted(1, 1, 42, 600, Duration.ZERO).withBalances(new BalanceSettings(0, 10, 3)),
         new PrintWriter(progress)).run(plan, SERVER);
@@ -294,7 +294,7 @@ class CounterScenarioTest {
 
   @Test
   void theScenarioIsRegisteredWithItsFiveStrategiesAndOneBalanceByDefault() {
-    ScenarioEntry<?> entry = LabRegistry.standard().scenario("counter");
+    ScenarioEntry<?> entry = Scenarios.standard().scenario("counter");
     assertThat(entry.strategyNames())
         .containsExactly("naive", "atomic", "optimistic", "sharded-fields", "sharded-docs");
     assertThat(entry.scenario().defaultDocs()).isEqualTo(1);

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.writeguard.app.lab.LabCommand;
-import io.writeguard.app.lab.LabPlan.LabRegistry;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
-import io.writeguard.app.lab.LabPlan.ScenarioEntry;
+import io.writeguard.app.lab.Scenarios;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.ScenarioEntry;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario.Mark;
 import io.writeguard.app.lab.readinfo.ReadInfoStrategies.LockReadInfo;
 import io.writeguard.lock.LockHandle;
@@ -118,9 +118,9 @@ class BrokenLockLabTest {
     LabStrategy<Mark> broken = new LabStrategy<>("mongo-lock", false, "a lock that is not one",
         context -> LockReadInfo.fenced("mongo-lock", context, new EveryoneAtOnce(fencing),
             () -> {}, firstTwoMeet()));
-    LabRegistry registry = new LabRegistry(List.of(
+    Scenarios scenarios = new Scenarios(List.of(
         new ScenarioEntry<>(new ReadInfoScenario(), List.of(broken))));
-    CommandLine cl = new CommandLine(new LabCommand(registry));
+    CommandLine cl = new CommandLine(new LabCommand(scenarios));
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     Path json = dir.resolve("lab.json");

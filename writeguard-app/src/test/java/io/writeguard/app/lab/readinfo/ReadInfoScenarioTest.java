@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
 import io.writeguard.Ticker;
-import io.writeguard.app.lab.Scenario.ScenarioSettings;
-import io.writeguard.app.lab.Scenario.Verification;
-import io.writeguard.app.lab.Strategy.StrategyContext;
 import io.writeguard.app.lab.StrategyStats;
+import io.writeguard.app.lab.api.Scenario.ScenarioSettings;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.api.Strategy.StrategyContext;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario.Mark;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario.ReadInfoClient;
 import io.writeguard.app.lab.readinfo.ReadInfoScenario.ReadInfoLayout;

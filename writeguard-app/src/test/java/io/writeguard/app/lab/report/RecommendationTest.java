@@ -2,8 +2,8 @@ package io.writeguard.app.lab.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.writeguard.app.lab.LabReport.LatencyMs;
-import io.writeguard.app.lab.LabReport.StrategyResult;
+import io.writeguard.app.lab.result.LabReport.LatencyMs;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

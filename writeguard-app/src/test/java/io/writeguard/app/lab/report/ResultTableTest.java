@@ -2,11 +2,11 @@ package io.writeguard.app.lab.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.writeguard.app.lab.LabReport;
-import io.writeguard.app.lab.LabReport.LatencyMs;
-import io.writeguard.app.lab.LabReport.ServerInfo;
-import io.writeguard.app.lab.LabReport.StrategyResult;
-import io.writeguard.app.lab.LabReport.SweepPoint;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.LatencyMs;
+import io.writeguard.app.lab.result.LabReport.ServerInfo;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
+import io.writeguard.app.lab.result.LabReport.SweepPoint;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

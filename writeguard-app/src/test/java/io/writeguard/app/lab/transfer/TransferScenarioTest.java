@@ -8,18 +8,18 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Updates;
-import io.writeguard.app.lab.LabPlan;
-import io.writeguard.app.lab.LabPlan.BalanceSettings;
-import io.writeguard.app.lab.LabPlan.LabRegistry;
-import io.writeguard.app.lab.LabPlan.LabSettings;
-import io.writeguard.app.lab.LabPlan.LabStrategy;
 import io.writeguard.app.lab.LabProgress;
-import io.writeguard.app.lab.LabReport;
-import io.writeguard.app.lab.LabReport.ServerInfo;
-import io.writeguard.app.lab.LabReport.StrategyResult;
 import io.writeguard.app.lab.LabRunner;
-import io.writeguard.app.lab.Scenario.Verification;
-import io.writeguard.app.lab.Strategy.LabServices;
+import io.writeguard.app.lab.Scenarios;
+import io.writeguard.app.lab.api.BalanceSettings;
+import io.writeguard.app.lab.api.LabStrategy;
+import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.api.Strategy.LabServices;
+import io.writeguard.app.lab.plan.LabPlan;
+import io.writeguard.app.lab.plan.LabSettings;
+import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.ServerInfo;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.transfer.TransferScenario.TransferClient;
 import io.writeguard.app.lab.transfer.TransferScenario.TransferOp;
 import io.writeguard.testing.TestMongo;
@@ -99,7 +99,7 @@ class TransferScenarioTest {
     // Runs when MONGODB_URI points at a replica set; the embedded server cannot do this.
     Optional<String> why = new TransferScenario().unsupportedReason(TestMongo.client());
     assumeThat(why).as("needs a replica set (MONGODB_URI)").isEmpty();
-    LabPlan<?> plan = LabRegistry.standard().scenario("transfer").plan(List.of());
+    LabPlan<?> plan = Scenarios.standard().plan("transfer", List.of());
     LabReport report = new LabRunner(TestMongo.client(), db,
         LabSettings.counted(8, 4, 42, 400, Duration.ZERO),
         LabProgress.plain(new PrintWriter(progress), false), LabServices.of(db, null))

@@ -1,8 +1,7 @@
-package io.writeguard.app.lab;
+package io.writeguard.app.lab.api;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
-import io.writeguard.app.lab.LabPlan.BalanceSettings;
 import io.writeguard.internal.Checks;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +23,8 @@ import org.bson.Document;
  * {@link ScenarioRun} (one strategy's documents and clients), a client's
  * {@link ClientWorkload}, and the {@link Verification} that counts, at the end, what the
  * documents hold. The scenarios that ship live in the sub-packages {@code readinfo},
- * {@code counter} and {@code transfer}, one or a few files each.
+ * {@code counter} and {@code transfer} of the lab, one or a few files each, and are registered
+ * in {@code io.writeguard.app.lab.Scenarios}.
  */
 public interface Scenario<O> {
 
@@ -51,6 +51,17 @@ public interface Scenario<O> {
    */
   default Optional<String> unsupportedReason(MongoClient client) {
     return Optional.empty();
+  }
+
+  /**
+   * True when the clients can be spread over several processes ({@code --processes}): each
+   * process's {@link ScenarioRun#verify} then counts its own clients' acknowledged operations,
+   * and the lab sums them. A scenario whose figures are read once per run (the counter's
+   * totals, transfer's sum) answers false, and the lab refuses {@code --processes} for it.
+   * Default: false.
+   */
+  default boolean countsPerProcess() {
+    return false;
   }
 
   /**

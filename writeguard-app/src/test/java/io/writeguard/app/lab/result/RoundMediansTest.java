@@ -1,11 +1,10 @@
-package io.writeguard.app.lab;
+package io.writeguard.app.lab.result;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.writeguard.app.lab.LabReport.LatencyMs;
-import io.writeguard.app.lab.LabReport.StrategyResult;
-import io.writeguard.app.lab.StrategyStats.RoundMedians;
+import io.writeguard.app.lab.result.LabReport.LatencyMs;
+import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.writeguard.app.lab;
+package io.writeguard.app.lab.api;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;

@@ -1,12 +1,12 @@
-package io.writeguard.app.lab;
+package io.writeguard.app.lab.result;
 
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.writeguard.app.lab.LabPlan.BalanceSettings;
-import io.writeguard.app.lab.Scenario.Verification;
+import io.writeguard.app.lab.api.BalanceSettings;
+import io.writeguard.app.lab.api.Scenario.Verification;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,15 +1,17 @@
-package io.writeguard.app.lab;
+package io.writeguard.app.cli;
 
-import io.writeguard.app.cli.UsageException;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads durations written like {@code 500ms}, {@code 10s}, {@code 2m}. Stateless. */
-public final class LabDurations {
+/**
+ * Reads durations written like {@code 500ms}, {@code 10s}, {@code 2m}, for the options of every
+ * command ({@code lab}, {@code serve}, {@code token}, {@code --mongo-timeout}). Stateless.
+ */
+public final class Durations {
   private static final Pattern FORMAT = Pattern.compile("(\\d{1,9})(ms|s|m)");
 
-  private LabDurations() {}
+  private Durations() {}
 
   /**
    * Parses {@code text} for option {@code option}.
