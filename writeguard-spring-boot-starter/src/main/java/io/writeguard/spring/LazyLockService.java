@@ -54,9 +54,10 @@ public final class LazyLockService implements LockService {
 
   @Override
   public LockHandle acquire(String key, Duration waitTimeout) {
-    LockArguments.checkTimeoutNanos(waitTimeout); // the caller's value, before any connect
+    // The caller's value, checked before any connect; one too long for nanos waits "forever".
+    long waitNanos = LockArguments.checkTimeoutNanos(waitTimeout);
     long start = System.nanoTime();
-    LockService d = connected(waitTimeout);
+    LockService d = connected(waitTimeout, waitNanos);
     Duration left = waitTimeout.minusNanos(System.nanoTime() - start);
     // A connect that used the whole wait still leaves the caller its one try at the key, as a
     // wait cut to nothing by a deadline does: a timeout if it is held, never a bad argument.
@@ -65,7 +66,7 @@ public final class LazyLockService implements LockService {
 
   @Override
   public Optional<LockHandle> tryAcquire(String key) {
-    return connected(Duration.ZERO).tryAcquire(key);
+    return connected(Duration.ZERO, 0).tryAcquire(key);
   }
 
   @Override
@@ -92,15 +93,18 @@ public final class LazyLockService implements LockService {
     }
   }
 
-  /** The connected service, waiting at most {@code wait} for another caller's connect. */
-  private LockService connected(Duration wait) {
+  /**
+   * The connected service, waiting at most {@code wait} ({@code waitNanos}, saturated) for
+   * another caller's connect.
+   */
+  private LockService connected(Duration wait, long waitNanos) {
     LockService d = delegate;
     if (d != null) {
       return d;
     }
     boolean mine;
     try {
-      mine = connecting.tryLock(Math.max(0, wait.toNanos()), TimeUnit.NANOSECONDS);
+      mine = connecting.tryLock(waitNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new WriteGuardInterruptedException("waiting for the " + backend + " lock service to"
