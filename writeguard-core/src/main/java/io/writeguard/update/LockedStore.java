@@ -19,7 +19,8 @@ import org.bson.conversions.Bson;
 
 /**
  * The {@link Store} of one batch that a {@link LockedUpdater} runs while it holds the
- * document's lock. Package-private; made per batch, used on the leader's thread only.
+ * document's lock. Package-private; made per batch (from what the updater's batches share,
+ * {@link Shared}), used on the leader's thread only.
  *
  * <p>Two settings shape every round trip:
  *
@@ -43,31 +44,46 @@ final class LockedStore implements Store {
   /** How often a claim is tried again when the document's version changed under it. */
   private static final int CLAIM_TRIES = 3;
 
+  private final Shared shared;
   private final MongoStore plain;
-  private final Object owner;
+  private final FencedWriter writer; // null: unfenced
   private final DocumentKey key;
   private final Object id;
   private final LockHandle lock;
-  private final FencedWriter writer; // null: unfenced
-  private final VersionPolicy versions;
-  private final boolean versioned;
-  private final Codec<Document> documentCodec;
 
   /**
-   * @param owner the updater whose batch this store serves, named in its refusals
+   * @param shared what the stores of the updater's batches share
    * @param key the document
    */
-  LockedStore(MongoStore plain, Object owner, DocumentKey key, LockHandle lock,
-      FencedWriter writer, VersionPolicy versions, boolean versioned) {
-    this.plain = plain;
-    this.owner = owner;
+  LockedStore(Shared shared, DocumentKey key, LockHandle lock) {
+    this.shared = shared;
+    this.plain = shared.plain();
+    this.writer = shared.writer();
     this.key = key;
     this.id = key.id();
     this.lock = lock;
-    this.writer = writer;
-    this.versions = versions;
-    this.versioned = versioned;
-    this.documentCodec = plain.codecRegistry().get(Document.class);
+  }
+
+  /**
+   * What the stores of one updater's batches share, made once with the updater ({@link #of}).
+   * The claim's filter is rendered to BSON there rather than on every claim: it is a tree of a
+   * dozen operators whose values the driver would look up in the codec registry one by one
+   * each time (about 6 KB and several microseconds per lone update); the BSON sent is the same.
+   * Immutable: nothing changes the rendered filter (the driver's filters only read the
+   * documents they are built from).
+   *
+   * @param owner the updater whose batches the stores serve, named in their refusals
+   * @param writer the fenced writer, null: unfenced
+   */
+  record Shared(MongoStore plain, Object owner, FencedWriter writer, VersionPolicy versions,
+      boolean versioned, Codec<Document> documentCodec, Bson claimFilter) {
+
+    static Shared of(MongoStore plain, Object owner, FencedWriter writer,
+        VersionPolicy versions, boolean versioned) {
+      return new Shared(plain, owner, writer, versions, versioned,
+          plain.codecRegistry().get(Document.class),
+          versions.usableFilter().toBsonDocument(BsonDocument.class, plain.codecRegistry()));
+    }
   }
 
   /**
@@ -108,11 +124,12 @@ final class LockedStore implements Store {
     if (writer == null) {
       return plain.read(readId);
     }
+    VersionPolicy versions = shared.versions();
     for (int tries = 1; ; tries++) {
       Optional<Document> claimed = fenced(() ->
-          writer.findOneAndUpdate(lock, readId, versions.usableFilter(), versions.increment()));
+          writer.findOneAndUpdate(lock, readId, shared.claimFilter(), versions.increment()));
       if (claimed.isPresent()) {
-        return new RawBsonDocument(claimed.get(), documentCodec);
+        return new RawBsonDocument(claimed.get(), shared.documentCodec());
       }
       RawBsonDocument current = plain.read(readId);
       if (current == null) {
@@ -187,7 +204,7 @@ final class LockedStore implements Store {
    * version read; unversioned, {@code _id} alone. The fenced writer adds {@code _id} itself.
    */
   private Bson match(Bson batchFilter) {
-    if (versioned) {
+    if (shared.versioned()) {
       return batchFilter;
     }
     return writer == null ? Filters.eq("_id", id) : null;
@@ -197,7 +214,7 @@ final class LockedStore implements Store {
     try {
       return call.get();
     } catch (StaleLockException e) {
-      throw new FenceRefusal(e, owner, key);
+      throw new FenceRefusal(e, shared.owner(), key);
     }
   }
 

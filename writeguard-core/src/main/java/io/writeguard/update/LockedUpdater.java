@@ -92,6 +92,7 @@ public final class LockedUpdater {
   private final UpdaterSettings settings;
   private final WriteGuardListener listener;
   private final ThreadLocal<Holds> holding = ThreadLocal.withInitial(Holds::new);
+  private final LockedStore.Shared stores;
 
   private LockedUpdater(Builder b) {
     this.settings = b.settings();
@@ -104,6 +105,7 @@ public final class LockedUpdater {
     this.fenceField = b.fenceField;
     this.writer = !b.fenced ? null : FencedWriter.builder(b.collection).fenceField(b.fenceField)
         .listener(settings.listener()).strategy(settings.strategyName()).build();
+    this.stores = LockedStore.Shared.of(store, this, writer, settings.versionPolicy(), versioned);
     // The batch engine reports every outcome but a fence refusal this updater retries.
     WriteGuardListener engine = new RetriedRefusalsUnheard();
     this.loop = settings.loop(store, engine);
@@ -337,7 +339,7 @@ public final class LockedUpdater {
   }
 
   private LockedStore storeFor(DocumentKey key, LockHandle lock) {
-    return new LockedStore(store, this, key, lock, writer, settings.versionPolicy(), versioned);
+    return new LockedStore(stores, key, lock);
   }
 
   /** Refuses a mutation that writes the fence field: only the fencing may move it. */
