@@ -4,6 +4,7 @@ import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Deadline;
+import io.writeguard.internal.UsualIds;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.version.VersionFieldException;
@@ -52,6 +53,7 @@ final class UpdateLoop {
   private final Sleeper sleeper;
   private final RandomGenerator random;
   private final Codec<Document> documentCodec;
+  private final UsualIds usualIds;
 
   UpdateLoop(Store store, VersionPolicy versions, RetryPolicy retry, WriteGuardListener listener,
       String strategy, Ticker ticker, Sleeper sleeper, RandomGenerator random) {
@@ -65,6 +67,7 @@ final class UpdateLoop {
     this.sleeper = sleeper;
     this.random = random;
     this.documentCodec = store.codecRegistry().get(Document.class);
+    this.usualIds = UsualIds.of(store.codecRegistry());
   }
 
   /** The same loop on another store (a lock holder's, for one batch); shares everything else. */
@@ -83,6 +86,7 @@ final class UpdateLoop {
     this.sleeper = from.sleeper;
     this.random = from.random;
     this.documentCodec = from.documentCodec;
+    this.usualIds = from.usualIds;
   }
 
   OperationScope scope() {
@@ -341,7 +345,8 @@ final class UpdateLoop {
    */
   private Document versionedReplacement(
       Document given, RawBsonDocument current, OptionalLong expected, long next) {
-    checkReplacement(given, current.get("_id"), expected);
+    // The stored _id is read (a scan of the raw bytes) only for a replacement that has one.
+    checkReplacement(given, given.containsKey("_id") ? current.get("_id") : null, expected);
     Document copy = new Document(given);
     copy.put(versions.field(), next);
     return copy;
@@ -349,7 +354,8 @@ final class UpdateLoop {
 
   /**
    * Checks a mutator's replacement: no operator keys; its version, if any, the one the mutator
-   * was shown ({@code seen}; empty for a legacy document); its {@code _id}, if any, {@code id}.
+   * was shown ({@code seen}; empty for a legacy document); its {@code _id}, if any, {@code id}
+   * (which is not looked at when it has none).
    */
   void checkReplacement(Document given, BsonValue id, OptionalLong seen) {
     OptionalLong expected = seen;
@@ -372,13 +378,22 @@ final class UpdateLoop {
       }
     }
     if (given.containsKey("_id")) {
-      BsonValue givenId = new Document("_id", given.get("_id"))
-          .toBsonDocument(BsonDocument.class, store.codecRegistry()).get("_id");
+      BsonValue givenId = asBson(given.get("_id"));
       if (!givenId.equals(id)) {
         throw new IllegalArgumentException("replacement changes _id from " + id
             + " to " + givenId + "; _id is immutable");
       }
     }
+  }
+
+  /**
+   * {@code id} as the collection's codecs encode it in a document: directly for the usual ids
+   * ({@link UsualIds}), else by encoding it (about a kilobyte of garbage per call).
+   */
+  private BsonValue asBson(Object id) {
+    BsonValue usual = usualIds.asBson(id);
+    return usual != null ? usual : new Document("_id", id)
+        .toBsonDocument(BsonDocument.class, store.codecRegistry()).get("_id");
   }
 
   private Document decode(RawBsonDocument raw) {

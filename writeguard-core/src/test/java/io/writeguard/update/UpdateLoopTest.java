@@ -373,6 +373,24 @@ class UpdateLoopTest {
     assertThat(store.filters).isEmpty();
   }
 
+  /** _id is compared as BSON: the stored value in another type is another _id. */
+  @Test
+  void aReplacementKeepsTheIdOnlyInItsStoredType() {
+    VersionedUpdater updater = updater(attempts(3));
+    assertThatThrownBy(() -> updater.update(1,
+            c -> Mutation.replace(new Document("_id", 1L).append("name", "x"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("replacement changes _id from BsonInt32{value=1} to BsonInt64{value=1}");
+    assertThatThrownBy(() -> updater.update(1,
+            c -> Mutation.replace(new Document("_id", 1.0).append("name", "x"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("replacement changes _id from BsonInt32{value=1} to BsonDouble{value=1.0}");
+    assertThat(store.filters).isEmpty();
+    UpdateOutcome kept = updater.update(1,
+        c -> Mutation.replace(new Document("_id", 1).append("name", "x")));
+    assertThat(kept.written()).isTrue();
+  }
+
   @Test
   void theGuardStopsUpdatesThatTouchTheVersion() {
     VersionedUpdater updater = updater(attempts(3));

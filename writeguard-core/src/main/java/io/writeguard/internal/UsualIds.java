@@ -1,0 +1,124 @@
+package io.writeguard.internal;
+
+import java.util.Objects;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonType;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.bson.codecs.Codec;
+import org.bson.codecs.DocumentCodec;
+import org.bson.codecs.IntegerCodec;
+import org.bson.codecs.LongCodec;
+import org.bson.codecs.ObjectIdCodec;
+import org.bson.codecs.StringCodec;
+import org.bson.codecs.configuration.CodecConfigurationException;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.types.ObjectId;
+
+/**
+ * Which of the ids almost every collection uses ({@code ObjectId}, {@code String},
+ * {@code Long}, {@code Integer}) a codec registry encodes with the driver's own codecs, asked
+ * once per registry. Not API; immutable and thread-safe.
+ *
+ * <p>Why it exists. Every call of an updater keys its document and may check a replacement's
+ * {@code _id}, and both go through the registry: each {@code CodecRegistry.get} of the driver's
+ * registry allocates its cache key, and encoding one value through a {@code Document} costs
+ * about a kilobyte. For the usual ids the answer is known without encoding, once the registry is
+ * known to use the driver's codecs for them; that is what this class remembers, for the last
+ * {@value #REMEMBERED} registries it was asked about (applications use one, or a few: the
+ * default one, a POJO one). It assumes a registry's codecs do not change, as the driver's
+ * registries never do.
+ */
+public final class UsualIds {
+  /** Registries remembered; more, and the oldest is asked again when it comes back. */
+  static final int REMEMBERED = 8;
+  // Replaced whole, never changed: readers scan it without a lock.
+  private static volatile UsualIds[] known = new UsualIds[0];
+
+  private final CodecRegistry registry;
+  private final boolean objectIds;
+  private final boolean strings;
+  private final boolean stringsAsStrings;
+  private final boolean longs;
+  private final boolean integers;
+  private final boolean documents;
+
+  private UsualIds(CodecRegistry registry) {
+    this.registry = registry;
+    this.objectIds = codec(registry, ObjectId.class) instanceof ObjectIdCodec;
+    Codec<String> stringCodec = codec(registry, String.class);
+    this.strings = stringCodec instanceof StringCodec;
+    this.stringsAsStrings = stringCodec instanceof StringCodec s
+        && s.getRepresentation() == BsonType.STRING;
+    this.longs = codec(registry, Long.class) instanceof LongCodec;
+    this.integers = codec(registry, Integer.class) instanceof IntegerCodec;
+    Codec<Document> documentCodec = codec(registry, Document.class);
+    this.documents = documentCodec != null && documentCodec.getClass() == DocumentCodec.class;
+  }
+
+  /** The registry's codec for {@code type}, null when it has none (then that id is encoded). */
+  private static <T> Codec<T> codec(CodecRegistry registry, Class<T> type) {
+    try {
+      return registry.get(type);
+    } catch (CodecConfigurationException none) {
+      return null;
+    }
+  }
+
+  /** What {@code registry} does with the usual ids. */
+  public static UsualIds of(CodecRegistry registry) {
+    Objects.requireNonNull(registry, "registry");
+    for (UsualIds usual : known) {
+      if (usual.registry == registry) {
+        return usual;
+      }
+    }
+    UsualIds asked = new UsualIds(registry);
+    synchronized (UsualIds.class) {
+      UsualIds[] before = known;
+      int kept = Math.min(before.length, REMEMBERED - 1);
+      UsualIds[] after = new UsualIds[kept + 1];
+      System.arraycopy(before, before.length - kept, after, 0, kept); // the oldest goes
+      after[kept] = asked;
+      known = after;
+    }
+    return asked;
+  }
+
+  /**
+   * True when {@code id} is an {@code ObjectId}, {@code String}, {@code Long} or
+   * {@code Integer} that the registry encodes with the driver's codec for its class (of any
+   * representation).
+   */
+  public boolean driverEncodes(Object id) {
+    return id instanceof String && strings || id instanceof ObjectId && objectIds
+        || id instanceof Long && longs || id instanceof Integer && integers;
+  }
+
+  /**
+   * The BSON value {@code id} becomes as a field of a {@code Document} encoded with the
+   * registry, when that is known without encoding it: a usual id, driver's codecs for it and
+   * for {@code Document}, strings as strings. Null otherwise: encode it.
+   */
+  public BsonValue asBson(Object id) {
+    if (!documents) {
+      return null;
+    }
+    if (id instanceof ObjectId o && objectIds) {
+      return new BsonObjectId(o);
+    }
+    if (id instanceof String s && stringsAsStrings) {
+      return new BsonString(s);
+    }
+    if (id instanceof Long l && longs) {
+      return new BsonInt64(l);
+    }
+    if (id instanceof Integer i && integers) {
+      return new BsonInt32(i);
+    }
+    return null;
+  }
+}
