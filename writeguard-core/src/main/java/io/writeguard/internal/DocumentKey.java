@@ -10,10 +10,6 @@ import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.Document;
-import org.bson.codecs.IntegerCodec;
-import org.bson.codecs.LongCodec;
-import org.bson.codecs.ObjectIdCodec;
-import org.bson.codecs.StringCodec;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.types.ObjectId;
 import org.bson.types.Decimal128;
@@ -231,19 +227,18 @@ public final class DocumentKey {
    * These are almost every id, and group commit keys every call.
    */
   private static DocumentKey usual(Object id, CodecRegistry registry) {
-    if (id instanceof String s && registry.get(String.class) instanceof StringCodec) {
+    if (!UsualIds.of(registry).driverEncodes(id)) { // the registry asked once, not per call
+      return null;
+    }
+    if (id instanceof String s) {
       return new DocumentKey(id, s.length() + ":" + s, s, 's');
     }
-    if (id instanceof ObjectId o && registry.get(ObjectId.class) instanceof ObjectIdCodec) {
+    if (id instanceof ObjectId o) {
       String hex = o.toHexString();
       return new DocumentKey(id, hex, hex, 'o');
     }
-    if (id instanceof Long l && registry.get(Long.class) instanceof LongCodec
-        || id instanceof Integer i && registry.get(Integer.class) instanceof IntegerCodec) {
-      String digits = id.toString();
-      return new DocumentKey(id, digits + ";", digits, '#');
-    }
-    return null;
+    String digits = id.toString(); // a Long or an Integer
+    return new DocumentKey(id, digits + ";", digits, '#');
   }
 
   private DocumentKey(Object id, String canonicalBody, String lockText, char type) {
