@@ -191,12 +191,12 @@ final class LockedStore implements Store {
       return plain.replace(match, replacement, returnAfter);
     }
     // The batch's replacement may carry _id as a BsonValue; the writer keeps the stored _id.
-    Document withoutId = new Document(replacement);
-    withoutId.remove("_id");
+    // The replacement is the caller's copy for this write (see Store#replace): no second copy.
+    replacement.remove("_id");
     if (returnAfter) {
-      return result(fenced(() -> writer.findOneAndReplace(lock, id, match, withoutId)));
+      return result(fenced(() -> writer.findOneAndReplace(lock, id, match, replacement)));
     }
-    return result(fenced(() -> writer.replaceOne(lock, id, match, withoutId)));
+    return result(fenced(() -> writer.replaceOne(lock, id, match, replacement)));
   }
 
   /**

@@ -59,7 +59,10 @@ interface Store {
     return WriteConstraints.NONE;
   }
 
-  /** Like {@link #update} with findOneAndReplace / replaceOne. */
+  /**
+   * Like {@link #update} with findOneAndReplace / replaceOne. {@code replacement} is a copy the
+   * caller made for this one write and does not use again: the store may change it.
+   */
   WriteResult replace(Bson filter, Document replacement, boolean returnAfter);
 
   /** What a conditional write did: matched or not, and the document after it when fetched. */
