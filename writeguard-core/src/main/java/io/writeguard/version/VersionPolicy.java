@@ -137,10 +137,12 @@ public final class VersionPolicy {
    */
   public OptionalLong versionOf(Object id, BsonDocument document) {
     Objects.requireNonNull(document, "document");
-    if (!document.containsKey(field)) {
+    // One lookup, not containsKey and get: on a raw document each is a scan with a reader of
+    // its own (a BsonDocument never holds a Java null, so null means missing).
+    BsonValue value = document.get(field);
+    if (value == null) {
       return OptionalLong.empty();
     }
-    BsonValue value = document.get(field);
     if (value.isInt64()) {
       return checked(id, value.asInt64().getValue(), describe(value));
     }

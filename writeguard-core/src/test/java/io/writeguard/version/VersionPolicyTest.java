@@ -64,13 +64,33 @@ class VersionPolicyTest {
   }
 
   private void assertProblem(String json, InvalidVersionException.Problem problem, String text) {
-    assertThatThrownBy(() -> policy.versionOf(5, json(json)))
-        .isInstanceOf(InvalidVersionException.class)
-        .hasMessageContaining("_id=5")
-        .hasMessageContaining(text)
-        .hasMessageContaining("writeguard audit --fix")
+    for (BsonDocument doc : java.util.List.of(json(json), raw(json))) {
+      assertThatThrownBy(() -> policy.versionOf(5, doc))
+          .isInstanceOf(InvalidVersionException.class)
+          .hasMessageContaining("_id=5")
+          .hasMessageContaining(text)
+          .hasMessageContaining("writeguard audit --fix")
+          .extracting(e -> ((InvalidVersionException) e).problem())
+          .isEqualTo(problem);
+    }
+  }
+
+  private static org.bson.RawBsonDocument raw(String json) {
+    return org.bson.RawBsonDocument.parse(json);
+  }
+
+  /** Reads come back raw: a raw document reads as the same document decoded. */
+  @Test
+  void aRawDocumentReadsAsTheSameDocumentDecoded() {
+    assertThat(policy.versionOf(1, raw("{_id: 1, version: {$numberLong: '7'}}"))).hasValue(7);
+    assertThat(policy.versionOf(1, raw("{_id: 1, a: {version: 3}, version: 7}"))).hasValue(7);
+    assertThat(policy.versionOf(1, raw("{_id: 1, a: {version: 3}}"))).isEmpty();
+    assertThat(policy.expectedVersion(1, raw("{_id: 1}"))).isEmpty();
+    VersionPolicy refusing = VersionPolicy.builder()
+        .missingVersion(VersionPolicy.MissingVersion.REFUSE).build();
+    assertThatThrownBy(() -> refusing.expectedVersion(42, raw("{_id: 42}")))
         .extracting(e -> ((InvalidVersionException) e).problem())
-        .isEqualTo(problem);
+        .isEqualTo(InvalidVersionException.Problem.MISSING);
   }
 
   @Test
