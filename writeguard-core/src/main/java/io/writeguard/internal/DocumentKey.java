@@ -7,9 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
-import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import org.bson.Document;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.types.ObjectId;
 import org.bson.types.Decimal128;
@@ -61,12 +59,12 @@ public final class DocumentKey {
    */
   public static DocumentKey of(Object id, CodecRegistry registry) {
     Objects.requireNonNull(id, "id");
-    DocumentKey usual = usual(id, registry);
+    UsualIds ids = UsualIds.of(registry);
+    DocumentKey usual = usual(id, ids);
     if (usual != null) {
       return usual;
     }
-    BsonValue value = new Document("_id", id).toBsonDocument(BsonDocument.class, registry)
-        .get("_id");
+    BsonValue value = ids.encode(id);
     StringBuilder canonical = new StringBuilder();
     append(canonical, value);
     return new DocumentKey(id, canonical.toString(), lockText(value, canonical));
@@ -226,8 +224,8 @@ public final class DocumentKey {
    * lock text as encoding it would give: a test holds the two paths equal); null otherwise.
    * These are almost every id, and group commit keys every call.
    */
-  private static DocumentKey usual(Object id, CodecRegistry registry) {
-    if (!UsualIds.of(registry).driverEncodes(id)) { // the registry asked once, not per call
+  private static DocumentKey usual(Object id, UsualIds ids) {
+    if (!ids.driverEncodes(id)) { // the registry asked once, not per call
       return null;
     }
     if (id instanceof String s) {

@@ -1,6 +1,7 @@
 package io.writeguard.internal;
 
 import java.util.Objects;
+import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
@@ -96,6 +97,19 @@ public final class UsualIds {
   public boolean driverEncodes(Object id) {
     return id instanceof String && strings || id instanceof ObjectId && objectIds
         || id instanceof Long && longs || id instanceof Integer && integers;
+  }
+
+  /**
+   * The BSON value {@code id} becomes as a field of a {@code Document} encoded with the
+   * registry: {@link #asBson} for the usual ids, else by encoding it (about a kilobyte of
+   * garbage per call).
+   *
+   * @throws org.bson.codecs.configuration.CodecConfigurationException if no codec encodes it
+   */
+  public BsonValue encode(Object id) {
+    BsonValue usual = asBson(id);
+    return usual != null ? usual
+        : new Document("_id", id).toBsonDocument(BsonDocument.class, registry).get("_id");
   }
 
   /**

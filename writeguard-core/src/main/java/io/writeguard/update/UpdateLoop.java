@@ -378,22 +378,12 @@ final class UpdateLoop {
       }
     }
     if (given.containsKey("_id")) {
-      BsonValue givenId = asBson(given.get("_id"));
+      BsonValue givenId = usualIds.encode(given.get("_id"));
       if (!givenId.equals(id)) {
         throw new IllegalArgumentException("replacement changes _id from " + id
             + " to " + givenId + "; _id is immutable");
       }
     }
-  }
-
-  /**
-   * {@code id} as the collection's codecs encode it in a document: directly for the usual ids
-   * ({@link UsualIds}), else by encoding it (about a kilobyte of garbage per call).
-   */
-  private BsonValue asBson(Object id) {
-    BsonValue usual = usualIds.asBson(id);
-    return usual != null ? usual : new Document("_id", id)
-        .toBsonDocument(BsonDocument.class, store.codecRegistry()).get("_id");
   }
 
   private Document decode(RawBsonDocument raw) {
