@@ -9,6 +9,8 @@ import java.time.Duration;
 public final class LockArguments {
   /** Longest key shown in an error message; longer ones are cut so the log stays readable. */
   private static final int SHOWN_KEY_CHARS = 64;
+  /** The shortest wait a lock service takes. */
+  private static final Duration ONE_TRY = Duration.ofNanos(1);
 
   private LockArguments() {}
 
@@ -29,6 +31,14 @@ public final class LockArguments {
     } catch (ArithmeticException tooLong) {
       return Long.MAX_VALUE;
     }
+  }
+
+  /**
+   * The wait left, or one try at the key when nothing is left (a deadline or a slow connect
+   * used it up): a held key then times out, it is never a bad argument.
+   */
+  public static Duration atLeastOneTry(Duration left) {
+    return left.isNegative() || left.isZero() ? ONE_TRY : left;
   }
 
   public static String shorten(String key) {

@@ -147,7 +147,7 @@ public final class LeaseLockEngine {
     LockArguments.checkTimeoutNanos(requestedWait);
     checkOpen();
     Duration capped = Deadline.capWait(requestedWait);
-    Duration waitTimeout = capped.isZero() ? Duration.ofNanos(1) : capped;
+    Duration waitTimeout = LockArguments.atLeastOneTry(capped);
     long timeoutNanos = LockArguments.checkTimeoutNanos(waitTimeout);
     return Deadline.within(Deadline.after(waitTimeout),
         () -> acquireWithin(key, waitTimeout, timeoutNanos));

@@ -8,6 +8,7 @@ import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
 import io.writeguard.internal.Deadline;
 import io.writeguard.internal.DocumentKey;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.Fencing;
 import io.writeguard.lock.LocalLockService;
@@ -277,7 +278,7 @@ public final class LockedUpdater {
           interrupted = true;
           resumed = true;
           Duration left = lockWait.minusNanos(settings.ticker().nanoTime() - start);
-          wait = left.isNegative() || left.isZero() ? Duration.ofNanos(1) : left;
+          wait = LockArguments.atLeastOneTry(left);
         } catch (RuntimeException e) {
           // Not had in time, or the backend failed: every caller of the batch fails with it
           // (the combiner answers them), and it is each one's last event. A wait cut by an

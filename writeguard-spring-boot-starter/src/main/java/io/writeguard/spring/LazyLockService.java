@@ -40,9 +40,6 @@ public final class LazyLockService implements LockService {
   private long lastFailureNanos; // guarded by connecting
   private boolean closed; // guarded by connecting
 
-  /** The shortest wait a lock service takes: one try at the key. */
-  private static final Duration ONE_TRY = Duration.ofNanos(1);
-
   /**
    * @param backend the backend name, known before connecting ({@code redis})
    * @param connect makes the connected service; throws when the store cannot be reached
@@ -60,8 +57,8 @@ public final class LazyLockService implements LockService {
     LockService d = connected(waitTimeout, waitNanos);
     Duration left = waitTimeout.minusNanos(System.nanoTime() - start);
     // A connect that used the whole wait still leaves the caller its one try at the key, as a
-    // wait cut to nothing by a deadline does: a timeout if it is held, never a bad argument.
-    return d.acquire(key, left.isNegative() || left.isZero() ? ONE_TRY : left);
+    // wait cut to nothing by a deadline does.
+    return d.acquire(key, LockArguments.atLeastOneTry(left));
   }
 
   @Override
