@@ -10,8 +10,8 @@ import java.util.List;
 
 /**
  * Finds, through a collection's {@code _id} index, the one document a filter can match when the
- * filter pins {@code _id} to a single value: at its top level or in an element of a top-level
- * {@code $and}, as {@code {_id: v}} or {@code {_id: {$eq: v}}}, where {@code v} is neither null,
+ * filter pins {@code _id} to a single value: at its top level or in a conjunct of a
+ * {@code $and} (nested ones too), as {@code {_id: v}} or {@code {_id: {$eq: v}}}, where {@code v} is neither null,
  * an array, a regular expression nor a document with operator keys.
  *
  * <p>Why: mongo-java-server consults an index only when a filter's keys are exactly the index's
@@ -47,7 +47,11 @@ final class IdLookup {
     return null;
   }
 
-  /** The value the filter's top level or a top-level {@code $and} element pins {@code _id} to. */
+  /**
+   * The value the filter pins {@code _id} to: at its top level, or in a conjunct of its
+   * {@code $and}, looked into as deep as {@code $and}s nest ({@code Filters.and} nests them: a
+   * conjunct of a conjunct is a conjunct of the whole filter).
+   */
   private static Object idEquality(Document query, String idField) {
     if (query.containsKey(idField)) {
       Object id = plainEquality(query.get(idField));
@@ -57,8 +61,8 @@ final class IdLookup {
     }
     if (query.get("$and") instanceof List<?> conjuncts) {
       for (Object conjunct : conjuncts) {
-        if (conjunct instanceof Document element && element.containsKey(idField)) {
-          Object id = plainEquality(element.get(idField));
+        if (conjunct instanceof Document element) {
+          Object id = idEquality(element, idField);
           if (id != NO_VALUE) {
             return id;
           }

@@ -89,8 +89,8 @@ final class SnapshotMemoryCollection extends MemoryCollection {
   }
 
   /**
-   * Looks the candidate up in the {@code _id} index when the filter's top level, or an element of
-   * a top-level {@code $and}, requires {@code _id} to equal one plain value ({@code {_id: v}} or
+   * Looks the candidate up in the {@code _id} index when the filter's top level, or a conjunct of
+   * a {@code $and} (nested ones too), requires {@code _id} to equal one plain value ({@code {_id: v}} or
    * {@code {_id: {$eq: v}}}, where {@code v} is neither null, an array nor a regular expression),
    * and then matches the whole filter against that one document. Every document the filter
    * matches has that {@code _id}, and the index finds a stored {@code _id} equal to it the way

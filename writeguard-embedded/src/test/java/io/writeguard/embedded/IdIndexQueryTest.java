@@ -116,6 +116,20 @@ class IdIndexQueryTest {
     filters.add(
         new Document("_id", 7)
             .append("$or", List.of(new Document("version", 5), new Document("n", 5))));
+    // Nested $and, as Filters.and(Filters.and(eq(_id), eq(version)), fence) renders a fenced
+    // versioned write: a conjunct of a conjunct is a conjunct of the whole.
+    filters.add(fenced(new Document("$and",
+        List.of(new Document("_id", 7), new Document("version", 1L))), 50));
+    filters.add(fenced(new Document("$and",
+        List.of(new Document("_id", 7L), new Document("version", 1L))), 49));
+    filters.add(fenced(new Document("$and",
+        List.of(new Document("_id", 8.0), new Document("version", 2L))), 10));
+    filters.add(new Document("$and", List.of(new Document("$and", List.of(
+        new Document("$and", List.of(new Document("_id", new Document("$eq", 9L)))))))));
+    filters.add(new Document("$and", List.of(new Document("$and", List.of(
+        new Document("_id", 7), new Document("_id", 8))))));
+    filters.add(new Document("$and", List.of(new Document("$or", List.of(
+        new Document("_id", 7), new Document("_id", 8))))));
     // Not a plain equality: the stock path, results unchanged.
     filters.add(new Document("_id", new Document("$in", List.of(7, 8.0, "s"))).append("version", 1));
     filters.add(new Document("_id", new Document("$gt", 7)).append("version", 1));
@@ -221,6 +235,8 @@ class IdIndexQueryTest {
                 .append("n", new Document("$exists", false)),
             new Document("$and", List.of(new Document("version", 0L), new Document("_id", 4_002))),
             new Document("_id", new Document("$eq", 4_003)).append("version", 0L),
+            fenced(new Document("$and",
+                List.of(new Document("_id", 4_004), new Document("version", 0L))), 7),
             new Document("_id", 123_456).append("version", 0L));
     for (Bson filter : oneCandidate) {
       long candidates = filter.toString().contains("123456") ? 0 : 1;
@@ -236,6 +252,12 @@ class IdIndexQueryTest {
     before = collection.documentsExamined();
     docs.updateOne(new Document("version", 99L), Updates.inc("version", 1L));
     assertThat(collection.documentsExamined() - before).isEqualTo(10_000);
+  }
+
+  /** {@code filter} fenced as the library fences a write: {@code _fence} missing or <= token. */
+  private static Document fenced(Document filter, long token) {
+    return new Document("$and", List.of(filter, new Document("$or", List.of(
+        new Document("_fence", null), new Document("_fence", new Document("$lte", token))))));
   }
 
   private SnapshotMemoryCollection collection(String name) {
