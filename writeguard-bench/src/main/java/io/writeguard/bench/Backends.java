@@ -1,17 +1,23 @@
 package io.writeguard.bench;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
 import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
 import org.bson.Document;
 
 /**
  * The connections one bench process uses: a MongoDB client on the hot collection, and the
  * Redis URI the Redis contenders open their own clients on. Contenders share the MongoDB
- * client (one connection pool per process, as an application would have). Thread-safe;
- * {@link #close()} closes the MongoDB client.
+ * client (one connection pool per process, as an application would have), which counts the
+ * commands it sends ({@link #mongoCommandsSent()}: the bench's commands-per-call column).
+ * Thread-safe; {@link #close()} closes the MongoDB client.
  */
 final class Backends implements AutoCloseable {
   static final String DATABASE = "writeguard_bench";
@@ -20,9 +26,12 @@ final class Backends implements AutoCloseable {
   private final MongoDatabase database;
   private final String collectionName;
   private final String redisUri;
+  private final LongAdder commands;
 
-  private Backends(MongoClient mongo, String collectionName, String redisUri) {
+  private Backends(MongoClient mongo, LongAdder commands, String collectionName,
+      String redisUri) {
     this.mongo = mongo;
+    this.commands = commands;
     this.database = mongo.getDatabase(DATABASE);
     this.collectionName = collectionName;
     this.redisUri = redisUri;
@@ -31,7 +40,23 @@ final class Backends implements AutoCloseable {
   /** Connects to {@code mongoUri}; {@code redisUri} may be null when no Redis contender runs. */
   static Backends connect(String mongoUri, String collectionName, String redisUri) {
     Objects.requireNonNull(mongoUri, "mongoUri");
-    return new Backends(MongoClients.create(mongoUri), collectionName, redisUri);
+    LongAdder commands = new LongAdder();
+    CommandListener counter = new CommandListener() {
+      @Override
+      public void commandStarted(CommandStartedEvent event) {
+        commands.increment();
+      }
+    };
+    MongoClientSettings settings = MongoClientSettings.builder()
+        .applyConnectionString(new ConnectionString(mongoUri))
+        .addCommandListener(counter)
+        .build();
+    return new Backends(MongoClients.create(settings), commands, collectionName, redisUri);
+  }
+
+  /** Commands the MongoDB client has sent so far (every contender's, and the bench's own). */
+  long mongoCommandsSent() {
+    return commands.sum();
   }
 
   MongoClient mongo() {

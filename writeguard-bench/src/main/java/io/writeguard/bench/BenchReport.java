@@ -13,7 +13,8 @@ import java.util.Optional;
  * with its peer: {@code x peer} is its median throughput over the peer's, {@code p99 x peer}
  * its median p99 over the peer's (below 1 is better). {@code x ref} is throughput over the
  * flat-combining reference's, {@code x atomic} over the atomic ceiling's. {@code alloc B/call}
- * and {@code cpu us/call} are what the client threads allocated and spent per call. Stateless.
+ * and {@code cpu us/call} are what the client threads allocated and spent per call,
+ * {@code cmds/call} the MongoDB commands sent per call. Stateless.
  */
 final class BenchReport {
   private BenchReport() {}
@@ -21,7 +22,7 @@ final class BenchReport {
   static String table(Bench.Result result) {
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"contender", "acked", "lost", "exhausted", "errors", "retries",
-        "ops/s", "p50 ms", "p99 ms", "alloc B/call", "cpu us/call", "peer", "x peer",
+        "ops/s", "p50 ms", "p99 ms", "alloc B/call", "cpu us/call", "cmds/call", "peer", "x peer",
         "p99 x peer", "x ref", "x atomic", "verdict"});
     for (ContenderSummary s : result.summaries()) {
       Optional<ContenderSummary> peer = peer(result, s);
@@ -32,6 +33,7 @@ final class BenchReport {
           fmt("%.0f", s.throughputOpsS()), fmt("%.1f", s.p50Ms()), fmt("%.1f", s.p99Ms()),
           s.allocBytesPerCall() < 0 ? "-" : fmt("%.0f", s.allocBytesPerCall()),
           s.cpuUsPerCall() < 0 ? "-" : fmt("%.1f", s.cpuUsPerCall()),
+          s.mongoCommandsPerCall() < 0 ? "-" : fmt("%.3f", s.mongoCommandsPerCall()),
           peer.map(ContenderSummary::contender).orElse("-"),
           peer.map(p -> ratio(s.throughputOpsS(), p.throughputOpsS())).orElse("-"),
           peer.map(p -> ratio(s.p99Ms(), p.p99Ms())).orElse("-"),
@@ -76,6 +78,7 @@ final class BenchReport {
       row.put("throughput_by_round", c.throughputByRound());
       row.put("alloc_bytes_per_call", round(c.allocBytesPerCall()));
       row.put("cpu_us_per_call", round(c.cpuUsPerCall()));
+      row.put("mongo_commands_per_call", Math.round(c.mongoCommandsPerCall() * 1000) / 1000.0);
       peer(result, c).ifPresent(p -> {
         row.put("peer", p.contender());
         row.put("throughput_vs_peer", round(c.throughputOpsS() / p.throughputOpsS()));

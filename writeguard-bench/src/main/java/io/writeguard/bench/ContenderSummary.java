@@ -5,14 +5,14 @@ import java.util.List;
 
 /**
  * One contender over all its rounds, folded as the lab folds rounds: throughput, p50, p99,
- * allocation and CPU per call are the median of the rounds (one noisy round on a shared
+ * allocation, CPU and MongoDB commands per call are the median of the rounds (one noisy round on a shared
  * machine does not move it); counts are summed, so a loss in any round shows; the per-round
  * throughputs are kept.
  */
 record ContenderSummary(String contender, long acked, long lost, long writtenNotAcked,
     long exhausted, long errors, long retries, double throughputOpsS, double p50Ms, double p99Ms,
     double maxMs, List<Double> throughputByRound, String errorSample, double allocBytesPerCall,
-    double cpuUsPerCall) {
+    double cpuUsPerCall, double mongoCommandsPerCall) {
 
   static ContenderSummary of(String contender, List<RoundResult> rounds) {
     if (rounds.isEmpty()) {
@@ -33,7 +33,8 @@ record ContenderSummary(String contender, long acked, long lost, long writtenNot
         rounds.stream().map(RoundResult::errorSample).filter(s -> s != null).findFirst()
             .orElse(null),
         median(rounds.stream().mapToDouble(RoundResult::allocBytesPerCall).toArray()),
-        median(rounds.stream().mapToDouble(RoundResult::cpuUsPerCall).toArray()));
+        median(rounds.stream().mapToDouble(RoundResult::cpuUsPerCall).toArray()),
+        median(rounds.stream().mapToDouble(RoundResult::mongoCommandsPerCall).toArray()));
   }
 
   /** The median; the mean of the middle two for an even count. */

@@ -4,7 +4,6 @@ import static com.mongodb.client.model.Filters.eq;
 
 import com.mongodb.client.MongoCollection;
 import org.bson.Document;
-import org.bson.types.Binary;
 import org.bson.types.ObjectId;
 
 /**
@@ -28,7 +27,7 @@ final class FindAndReplace {
       throw new IllegalStateException("no document _id=" + docId + " in "
           + collection.getNamespace().getFullName());
     }
-    doc.put(HotDocument.BITS, new Binary(HotDocument.withBit(HotDocument.bitsOf(doc), opId)));
+    doc.put(HotDocument.BITS, HotDocument.bitsWith(doc, opId));
     betweenReadAndWrite.run();
     if (collection.replaceOne(eq("_id", docId), doc).getMatchedCount() != 1) {
       throw new IllegalStateException("document _id=" + docId + " vanished");

@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.bson.Document;
-import org.bson.types.Binary;
 import org.bson.types.ObjectId;
 
 /**
@@ -116,11 +115,9 @@ final class FlatCombiningReference implements Contender {
           throw new IllegalStateException("no document _id=" + docId);
         }
         long read = ((Number) doc.get(HotDocument.VERSION)).longValue();
-        byte[] bits = HotDocument.bitsOf(doc);
-        for (Change c : batch) {
-          bits = HotDocument.withBit(bits, c.opId);
+        for (Change c : batch) { // each change as every contender makes it on a Document
+          doc.put(HotDocument.BITS, HotDocument.bitsWith(doc, c.opId));
         }
-        doc.put(HotDocument.BITS, new Binary(bits));
         doc.put(HotDocument.VERSION, read + batch.size());
         written = collection.replaceOne(
             and(eq("_id", docId), eq(HotDocument.VERSION, read)), doc).getMatchedCount() == 1;

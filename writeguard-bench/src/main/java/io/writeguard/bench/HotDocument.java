@@ -61,6 +61,14 @@ final class HotDocument {
     return fresh(new ObjectId()).append(FILLER, true);
   }
 
+  /**
+   * The bench's one change, as every contender that works on a {@link Document} makes it: the
+   * {@code bits} of {@code doc} with bit {@code opId} set, as a new {@link Binary}.
+   */
+  static Binary bitsWith(Document doc, long opId) {
+    return new Binary(withBit(bitsOf(doc), opId));
+  }
+
   /** {@code bits} with bit {@code opId} set (a new array, grown as needed). */
   static byte[] withBit(byte[] bits, long opId) {
     int index = checkedIndex(opId);

@@ -36,8 +36,12 @@ final class InProcessGroup implements ClientGroup {
   public CompletableFuture<RoundPart> start(String name, List<ObjectId> docs, int clients,
       Duration duration) {
     Contender contender = contenders.computeIfAbsent(name, n -> Contenders.create(n, backends));
-    return CompletableFuture.supplyAsync(
-        () -> ClientRound.run(contender, docs, clients, duration, 0, process, processes), runner);
+    return CompletableFuture.supplyAsync(() -> {
+      long commands0 = backends.mongoCommandsSent();
+      RoundPart part = ClientRound.run(contender, docs, clients, duration, 0, process, processes);
+      part.mongoCommands = backends.mongoCommandsSent() - commands0;
+      return part;
+    }, runner);
   }
 
   @Override

@@ -6,7 +6,6 @@ import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockTimeoutException;
 import java.util.Optional;
 import org.bson.Document;
-import org.bson.types.Binary;
 import org.bson.types.ObjectId;
 
 /**
@@ -52,7 +51,7 @@ final class LockByHand implements Contender {
         HotDocument.LOCK_WAIT)) {
       Optional<Document> read = writer.claim(lock, docId);
       Document doc = read.orElseThrow(() -> new IllegalStateException("no document " + docId));
-      doc.put(HotDocument.BITS, new Binary(HotDocument.withBit(HotDocument.bitsOf(doc), opId)));
+      doc.put(HotDocument.BITS, HotDocument.bitsWith(doc, opId));
       if (writer.replaceOne(lock, docId, doc) != FencedWriter.Outcome.APPLIED) {
         throw new IllegalStateException("the bit of operation " + opId + " was not written");
       }

@@ -28,6 +28,8 @@ final class RoundPart {
   long allocatedBytes;
   /** CPU time of the client threads during the round; -1 when the JVM cannot tell. */
   long cpuNanos;
+  /** Commands this process's MongoDB client sent during the round (0 when not counted). */
+  long mongoCommands;
 
   RoundPart() {
     this(new BitSet(), new Histogram(MAX_LATENCY_US, 3));
@@ -58,6 +60,7 @@ final class RoundPart {
     elapsedNanos = Math.max(elapsedNanos, other.elapsedNanos);
     allocatedBytes = sumOrUnknown(allocatedBytes, other.allocatedBytes);
     cpuNanos = sumOrUnknown(cpuNanos, other.cpuNanos);
+    mongoCommands += other.mongoCommands;
   }
 
   private static long sumOrUnknown(long a, long b) {
@@ -78,6 +81,7 @@ final class RoundPart {
     json.put("elapsed_nanos", elapsedNanos);
     json.put("allocated_bytes", allocatedBytes);
     json.put("cpu_nanos", cpuNanos);
+    json.put("mongo_commands", mongoCommands);
     return json;
   }
 
@@ -98,6 +102,7 @@ final class RoundPart {
     part.elapsedNanos = ((Number) json.get("elapsed_nanos")).longValue();
     part.allocatedBytes = ((Number) json.get("allocated_bytes")).longValue();
     part.cpuNanos = ((Number) json.get("cpu_nanos")).longValue();
+    part.mongoCommands = ((Number) json.get("mongo_commands")).longValue();
     return part;
   }
 }

@@ -10,11 +10,12 @@ package io.writeguard.bench;
  * @param allocBytesPerCall bytes the client threads allocated, over every call they made
  *     (acknowledged, gave up or failed); -1 when the JVM cannot tell
  * @param cpuUsPerCall the client threads' CPU time in microseconds over every call; -1 likewise
+ * @param mongoCommandsPerCall commands the MongoDB clients sent, over every call
  */
 record RoundResult(String contender, int round, long acked, long lost, long writtenNotAcked,
     long exhausted, long errors, long retries, double throughputOpsS, double p50Ms, double p99Ms,
     double maxMs, double elapsedS, String errorSample, double allocBytesPerCall,
-    double cpuUsPerCall) {
+    double cpuUsPerCall, double mongoCommandsPerCall) {
 
   static RoundResult of(String contender, int round, RoundPart part, long lost,
       long writtenNotAcked) {
@@ -24,7 +25,8 @@ record RoundResult(String contender, int round, long acked, long lost, long writ
         part.errors, part.attempts - acked, seconds > 0 ? acked / seconds : 0,
         ms(part.latencyUs.getValueAtPercentile(50)), ms(part.latencyUs.getValueAtPercentile(99)),
         ms(part.latencyUs.getMaxValue()), seconds, part.errorSample,
-        perCall(part.allocatedBytes, part.calls()), perCall(part.cpuNanos, part.calls()) / 1000);
+        perCall(part.allocatedBytes, part.calls()), perCall(part.cpuNanos, part.calls()) / 1000,
+        perCall(part.mongoCommands, part.calls()));
   }
 
   private static double perCall(long total, long calls) {

@@ -7,7 +7,6 @@ import io.writeguard.redis.RedisLockService;
 import io.writeguard.update.LockedUpdater;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.UpdateOutcome;
-import org.bson.types.Binary;
 import org.bson.types.ObjectId;
 
 /**
@@ -68,7 +67,7 @@ final class WriteGuardLocked implements Contender {
     UpdateOutcome outcome;
     try {
       outcome = updater.updateOne(docId, doc -> {
-        doc.put(HotDocument.BITS, new Binary(HotDocument.withBit(HotDocument.bitsOf(doc), opId)));
+        doc.put(HotDocument.BITS, HotDocument.bitsWith(doc, opId));
         return Mutation.replace(doc);
       });
     } catch (LockTimeoutException e) {

@@ -4,7 +4,6 @@ import com.mongodb.client.model.Updates;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.RetriesExhaustedException;
 import io.writeguard.update.VersionedUpdater;
-import org.bson.types.Binary;
 import org.bson.types.ObjectId;
 
 /**
@@ -33,7 +32,7 @@ final class WriteGuardOptimistic implements Contender {
   public int add(ObjectId docId, long opId) {
     try {
       return updater.updateOne(docId, doc -> Mutation.update(Updates.set(HotDocument.BITS,
-          new Binary(HotDocument.withBit(HotDocument.bitsOf(doc), opId))))).attempts();
+          HotDocument.bitsWith(doc, opId)))).attempts();
     } catch (RetriesExhaustedException e) {
       throw new BudgetExhaustedException(e.getMessage(), e);
     }
