@@ -16,7 +16,10 @@ import org.bson.Document;
  * The connections one bench process uses: a MongoDB client on the hot collection, and the
  * Redis URI the Redis contenders open their own clients on. Contenders share the MongoDB
  * client (one connection pool per process, as an application would have), which counts the
- * commands it sends ({@link #mongoCommandsSent()}: the bench's commands-per-call column).
+ * commands it sends when asked to ({@link #mongoCommandsSent()}: the bench's commands-per-call
+ * column). Counting is off by default: with a command listener the driver builds each command
+ * and each reply as a document for the event, on the calling thread, at a cost that grows
+ * with the bytes sent and received.
  * Thread-safe; {@link #close()} closes the MongoDB client.
  */
 final class Backends implements AutoCloseable {
@@ -26,7 +29,7 @@ final class Backends implements AutoCloseable {
   private final MongoDatabase database;
   private final String collectionName;
   private final String redisUri;
-  private final LongAdder commands;
+  private final LongAdder commands; // null: not counted
 
   private Backends(MongoClient mongo, LongAdder commands, String collectionName,
       String redisUri) {
@@ -39,7 +42,16 @@ final class Backends implements AutoCloseable {
 
   /** Connects to {@code mongoUri}; {@code redisUri} may be null when no Redis contender runs. */
   static Backends connect(String mongoUri, String collectionName, String redisUri) {
+    return connect(mongoUri, collectionName, redisUri, false);
+  }
+
+  /** As above; {@code countCommands}: count the commands the MongoDB client sends. */
+  static Backends connect(String mongoUri, String collectionName, String redisUri,
+      boolean countCommands) {
     Objects.requireNonNull(mongoUri, "mongoUri");
+    if (!countCommands) {
+      return new Backends(MongoClients.create(mongoUri), null, collectionName, redisUri);
+    }
     LongAdder commands = new LongAdder();
     CommandListener counter = new CommandListener() {
       @Override
@@ -54,9 +66,12 @@ final class Backends implements AutoCloseable {
     return new Backends(MongoClients.create(settings), commands, collectionName, redisUri);
   }
 
-  /** Commands the MongoDB client has sent so far (every contender's, and the bench's own). */
+  /**
+   * Commands the MongoDB client has sent so far (every contender's, and the bench's own), or -1
+   * when it does not count them.
+   */
   long mongoCommandsSent() {
-    return commands.sum();
+    return commands == null ? -1 : commands.sum();
   }
 
   MongoClient mongo() {

@@ -74,6 +74,11 @@ public final class BenchMain implements Callable<Integer> {
       + " as a binary field no one changes, e.g. 1KB, 64KB, 1MB (${DEFAULT-VALUE})")
   String pad;
 
+  @Option(names = "--count-commands", description = "count the MongoDB commands sent per call"
+      + " (the cmds/call column); off by default: the driver's command events cost the calling"
+      + " thread time and memory that grow with the bytes sent")
+  boolean countCommands;
+
   @Option(names = "--mongo-uri", description = "MongoDB to use (default: an embedded one)")
   String mongoUri;
 
@@ -115,12 +120,14 @@ public final class BenchMain implements Callable<Integer> {
         embeddedRedis = EmbeddedRedis.start();
         redis = embeddedRedis.uri();
       }
-      try (Backends backends = Backends.connect(mongo, collection, redis)) {
+      try (Backends backends = Backends.connect(mongo, collection, redis,
+          countCommands)) {
         if (processes == 1) {
           groups.add(new InProcessGroup(backends, 0, 1));
         } else {
           for (int p = 0; p < processes; p++) {
-            groups.add(ChildProcessGroup.start(p, processes, mongo, collection, redis));
+            groups.add(ChildProcessGroup.start(p, processes, mongo, collection, redis,
+                countCommands));
           }
         }
         System.err.printf("writeguard-bench: %d clients in %d process(es), %d rounds of %s after"

@@ -16,21 +16,22 @@ import org.bson.types.ObjectId;
  * clients, answers one {@link RoundPart} per line on stdout (logs go to stderr), and exits at
  * the end of its input. Started by {@link ChildProcessGroup}; not meant to be run by hand.
  *
- * <p>Arguments: mongoUri collection redisUri|- process processes.
+ * <p>Arguments: mongoUri collection redisUri|- process processes countCommands.
  */
 public final class BenchWorker {
   private BenchWorker() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 5) {
+    if (args.length != 6) {
       throw new IllegalArgumentException(
-          "usage: BenchWorker mongoUri collection redisUri|- process processes");
+          "usage: BenchWorker mongoUri collection redisUri|- process processes countCommands");
     }
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     System.setOut(System.err); // nothing but replies on stdout
     ObjectMapper json = new ObjectMapper();
     String redis = "-".equals(args[2]) ? null : args[2];
-    try (Backends backends = Backends.connect(args[0], args[1], redis);
+    try (Backends backends = Backends.connect(args[0], args[1], redis,
+            Boolean.parseBoolean(args[5]));
         InProcessGroup group = new InProcessGroup(backends, Integer.parseInt(args[3]),
             Integer.parseInt(args[4]))) {
       BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

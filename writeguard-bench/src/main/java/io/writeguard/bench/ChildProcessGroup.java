@@ -45,11 +45,17 @@ final class ChildProcessGroup implements ClientGroup {
   /** Starts child {@code index} of {@code count}, on the servers of {@code mongoUri}/{@code redisUri}. */
   static ChildProcessGroup start(int index, int count, String mongoUri, String collection,
       String redisUri) {
+    return start(index, count, mongoUri, collection, redisUri, false);
+  }
+
+  /** As above; {@code countCommands}: the child counts its MongoDB commands. */
+  static ChildProcessGroup start(int index, int count, String mongoUri, String collection,
+      String redisUri, boolean countCommands) {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> command = new ArrayList<>(List.of(java, "-cp",
         System.getProperty("java.class.path"), BenchWorker.class.getName(),
         mongoUri, collection, redisUri == null ? "-" : redisUri,
-        Integer.toString(index), Integer.toString(count)));
+        Integer.toString(index), Integer.toString(count), Boolean.toString(countCommands)));
     try {
       return new ChildProcessGroup(new ProcessBuilder(command)
           .redirectError(ProcessBuilder.Redirect.INHERIT).start());

@@ -39,7 +39,7 @@ final class InProcessGroup implements ClientGroup {
     return CompletableFuture.supplyAsync(() -> {
       long commands0 = backends.mongoCommandsSent();
       RoundPart part = ClientRound.run(contender, docs, clients, duration, 0, process, processes);
-      part.mongoCommands = backends.mongoCommandsSent() - commands0;
+      part.mongoCommands = commands0 < 0 ? -1 : backends.mongoCommandsSent() - commands0;
       return part;
     }, runner);
   }

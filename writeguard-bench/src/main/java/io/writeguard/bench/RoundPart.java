@@ -28,7 +28,7 @@ final class RoundPart {
   long allocatedBytes;
   /** CPU time of the client threads during the round; -1 when the JVM cannot tell. */
   long cpuNanos;
-  /** Commands this process's MongoDB client sent during the round (0 when not counted). */
+  /** Commands this process's MongoDB client sent during the round; -1 when not counted. */
   long mongoCommands;
 
   RoundPart() {
@@ -60,7 +60,7 @@ final class RoundPart {
     elapsedNanos = Math.max(elapsedNanos, other.elapsedNanos);
     allocatedBytes = sumOrUnknown(allocatedBytes, other.allocatedBytes);
     cpuNanos = sumOrUnknown(cpuNanos, other.cpuNanos);
-    mongoCommands += other.mongoCommands;
+    mongoCommands = sumOrUnknown(mongoCommands, other.mongoCommands);
   }
 
   private static long sumOrUnknown(long a, long b) {

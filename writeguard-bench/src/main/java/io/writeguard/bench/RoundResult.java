@@ -10,7 +10,8 @@ package io.writeguard.bench;
  * @param allocBytesPerCall bytes the client threads allocated, over every call they made
  *     (acknowledged, gave up or failed); -1 when the JVM cannot tell
  * @param cpuUsPerCall the client threads' CPU time in microseconds over every call; -1 likewise
- * @param mongoCommandsPerCall commands the MongoDB clients sent, over every call
+ * @param mongoCommandsPerCall commands the MongoDB clients sent, over every call; -1 when not
+ *     counted ({@code --count-commands})
  */
 record RoundResult(String contender, int round, long acked, long lost, long writtenNotAcked,
     long exhausted, long errors, long retries, double throughputOpsS, double p50Ms, double p99Ms,

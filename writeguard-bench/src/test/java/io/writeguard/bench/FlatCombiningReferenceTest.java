@@ -81,4 +81,14 @@ class FlatCombiningReferenceTest {
     }
     assertThat(backends.hot().countDocuments()).isZero();
   }
+
+  @Test
+  void commandsAreNotCountedUnlessAsked() {
+    try (Backends plain = Backends.connect(TestServers.mongoUri(), "hot_" + new ObjectId(),
+        null)) {
+      plain.hot().insertOne(HotDocument.fresh(new ObjectId()));
+      assertThat(plain.mongoCommandsSent()).isEqualTo(-1);
+      plain.hot().drop();
+    }
+  }
 }

@@ -31,8 +31,8 @@ final class TestServers {
     return redis.uri();
   }
 
-  /** Backends on a fresh collection; the caller closes them. */
+  /** Backends on a fresh collection, counting their MongoDB commands; the caller closes them. */
   static Backends backends() {
-    return Backends.connect(mongoUri(), "hot_" + new ObjectId(), redisUri());
+    return Backends.connect(mongoUri(), "hot_" + new ObjectId(), redisUri(), true);
   }
 }
