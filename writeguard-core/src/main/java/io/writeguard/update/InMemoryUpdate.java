@@ -73,7 +73,11 @@ final class InMemoryUpdate {
    * @throws NotModelled when the result is not modelled exactly (nothing is applied)
    */
   static BsonDocument apply(BsonDocument current, BsonDocument update) {
-    List<Op> ops = parse(update);
+    return apply(current, parse(update));
+  }
+
+  /** {@link #apply(BsonDocument, BsonDocument)} of an update already {@link #parse}d. */
+  static BsonDocument apply(BsonDocument current, List<Op> ops) {
     Copies copies = new Copies();
     BsonDocument next = copies.own(current);
     Map<BsonValue, Boolean> grewIn = new IdentityHashMap<>();
@@ -131,7 +135,12 @@ final class InMemoryUpdate {
     }
   }
 
-  private static List<Op> parse(BsonDocument update) {
+  /**
+   * The update's operators, one per path, in order (what {@link MergedWrite} merges too).
+   *
+   * @throws NotModelled when the update is outside the modelled subset
+   */
+  static List<Op> parse(BsonDocument update) {
     if (update.isEmpty()) {
       throw new NotModelled("empty update");
     }

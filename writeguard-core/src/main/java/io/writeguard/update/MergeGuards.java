@@ -1,6 +1,6 @@
 package io.writeguard.update;
 
-import io.writeguard.update.MergedWrite.Op;
+import io.writeguard.update.InMemoryUpdate.Op;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

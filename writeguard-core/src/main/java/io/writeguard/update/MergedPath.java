@@ -1,6 +1,6 @@
 package io.writeguard.update;
 
-import io.writeguard.update.MergedWrite.Op;
+import io.writeguard.update.InMemoryUpdate.Op;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;

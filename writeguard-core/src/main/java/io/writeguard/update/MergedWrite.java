@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import io.writeguard.update.InMemoryUpdate.Op;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -139,9 +140,6 @@ final class MergedWrite {
     return replacing;
   }
 
-  /** One operator on one path of a caller's update. */
-  record Op(String operator, String path, String[] segments, BsonValue operand) {}
-
   /**
    * Merges one more caller's update, or refuses and leaves this merge unchanged.
    *
@@ -150,8 +148,15 @@ final class MergedWrite {
    * @return false: not mergeable under the rules above (the caller belongs to the next round)
    */
   boolean add(BsonDocument update, BsonDocument after) {
-    List<Op> ops = ops(update);
-    List<String[]> paths = ops.stream().map(Op::segments).toList();
+    return add(InMemoryUpdate.parse(update), after);
+  }
+
+  /** {@link #add(BsonDocument, BsonDocument)} of an update already parsed by the model. */
+  boolean add(List<Op> ops, BsonDocument after) {
+    List<String[]> paths = new ArrayList<>(ops.size());
+    for (Op op : ops) {
+      paths.add(op.segments());
+    }
     if (!uniqueIndexesAllow(paths)) {
       return false;
     }
@@ -188,30 +193,20 @@ final class MergedWrite {
     return true;
   }
 
-  private static List<Op> ops(BsonDocument update) {
-    List<Op> ops = new ArrayList<>();
-    for (Map.Entry<String, BsonValue> operator : update.entrySet()) {
-      for (Map.Entry<String, BsonValue> field : operator.getValue().asDocument().entrySet()) {
-        ops.add(new Op(operator.getKey(), field.getKey(), field.getKey().split("\\.", -1),
-            field.getValue()));
-      }
-    }
-    return ops;
-  }
   private boolean merge(Op op, BsonDocument after, Undo undo) {
     MergedPath overlapping = null;
     for (MergedPath e : entries.values()) {
-      if (MergePaths.isPrefix(e.segments, op.segments)) {
+      if (MergePaths.isPrefix(e.segments, op.segments())) {
         overlapping = e; // an ancestor of the path, or the path itself
         break;
       }
-      if (MergePaths.isPrefix(op.segments, e.segments)) {
+      if (MergePaths.isPrefix(op.segments(), e.segments)) {
         return false; // the path holds another caller's path: split
       }
     }
     if (overlapping == null) {
-      entries.put(op.path, MergedPath.of(op));
-      undo.added(op.path);
+      entries.put(op.path(), MergedPath.of(op));
+      undo.added(op.path());
       return true;
     }
     MergedPath e = overlapping;
@@ -219,7 +214,7 @@ final class MergedWrite {
     if (e.known()) {
       return e.mergeKnown(op, after);
     }
-    if (e.segments.length != op.segments.length) {
+    if (e.segments.length != op.segments().length) {
       return false; // inside a path another caller changed with an operator
     }
     return e.compose(op, read, guards, undo);
@@ -227,8 +222,8 @@ final class MergedWrite {
 
   private boolean insideKnown(Op op) {
     for (MergedPath e : entries.values()) {
-      if (e.known() && e.segments.length < op.segments.length
-          && MergePaths.isPrefix(e.segments, op.segments)) {
+      if (e.known() && e.segments.length < op.segments().length
+          && MergePaths.isPrefix(e.segments, op.segments())) {
         return true;
       }
     }

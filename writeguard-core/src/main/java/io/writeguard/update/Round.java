@@ -149,14 +149,15 @@ final class Round {
         }
         continue;
       }
-      BsonDocument next = c.alone || !combinable ? null : applied(working, mutation, update);
+      List<InMemoryUpdate.Op> ops = c.alone || !combinable ? null : parsed(mutation, update);
+      BsonDocument next = ops == null ? null : applied(working, mutation, ops);
       if (next != null) {
         boolean replaces = mutation instanceof Mutation.Replace;
         if (merged == null) {
           merged = replaces ? MergedWrite.ofReplacement(batch.store::constraints)
               : MergedWrite.ofOperators(read, batch.store::constraints);
         }
-        if (!(replaces ? merged.addReplacement() : merged.add(update, next))) {
+        if (!(replaces ? merged.addReplacement() : merged.add(ops, next))) {
           next = null; // its changes do not merge with this round's: sent in the next one
         }
       }
@@ -232,11 +233,27 @@ final class Round {
     return List.of();
   }
 
+  /**
+   * The operators of an update as the in-memory model reads them (none for a replacement), or
+   * null when the model does not cover them.
+   */
+  private static List<InMemoryUpdate.Op> parsed(Mutation mutation, BsonDocument update) {
+    if (!(mutation instanceof Mutation.Update)) {
+      return List.of();
+    }
+    try {
+      return InMemoryUpdate.parse(update);
+    } catch (InMemoryUpdate.NotModelled e) {
+      return null;
+    }
+  }
+
   /** The document after {@code mutation}, or null when it is not modelled in memory. */
-  private BsonDocument applied(BsonDocument working, Mutation mutation, BsonDocument update) {
+  private BsonDocument applied(BsonDocument working, Mutation mutation,
+      List<InMemoryUpdate.Op> ops) {
     if (mutation instanceof Mutation.Update) {
       try {
-        return InMemoryUpdate.apply(working, update);
+        return InMemoryUpdate.apply(working, ops);
       } catch (InMemoryUpdate.NotModelled e) {
         return null;
       }

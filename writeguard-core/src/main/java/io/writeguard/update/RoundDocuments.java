@@ -29,7 +29,7 @@ import org.bson.types.Symbol;
  * clones its bytes), so a padded hot document cost each caller its full size. Instead this
  * keeps one decoded state that it never hands out: a top-level field whose BSON value is the
  * same object as in the previous state (the in-memory model shares what an update does not
- * touch) keeps its decoded value, and only the others are decoded, each alone through the
+ * touch) keeps its decoded value, and only the others are decoded, together in one call of the
  * store's codec. Each caller then gets a copy of that decoded state: containers
  * ({@link Document}, {@link ArrayList}, {@link Date}) are copied, values that cannot change
  * (strings, numbers, {@link ObjectId}, {@link Binary}...) are shared, and a field holding any
@@ -71,13 +71,24 @@ final class RoundDocuments {
     if (state == lastState) {
       return lastDecoded;
     }
-    Document decoded = new Document();
+    // The fields whose value is not the one decoded last time, decoded together in one call.
+    BsonDocument changed = null;
     for (Map.Entry<String, BsonValue> field : state.entrySet()) {
       String key = field.getKey();
-      boolean unchanged = lastState != null && lastState.get(key) == field.getValue()
-          && lastDecoded.containsKey(key);
+      if (lastState == null || lastState.get(key) != field.getValue()
+          || !lastDecoded.containsKey(key)) {
+        if (changed == null) {
+          changed = new BsonDocument();
+        }
+        changed.put(key, field.getValue());
+      }
+    }
+    Document fresh = changed == null ? null
+        : codec.decode(new BsonDocumentReader(changed), DecoderContext.builder().build());
+    Document decoded = new Document();
+    for (String key : state.keySet()) {
       decoded.put(key,
-          unchanged ? lastDecoded.get(key) : decodeField(key, field.getValue(), false));
+          fresh != null && fresh.containsKey(key) ? fresh.get(key) : lastDecoded.get(key));
     }
     lastState = state;
     lastDecoded = decoded;
