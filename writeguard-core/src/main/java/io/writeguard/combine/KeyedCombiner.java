@@ -115,7 +115,7 @@ public final class KeyedCombiner<T, R> {
       slot.queue.add(me);
       await(key, slot, me, saturatedNanos(maxWait));
     } finally {
-      leave(key);
+      leave(key, slot);
     }
     return me.answer();
   }
@@ -144,21 +144,45 @@ public final class KeyedCombiner<T, R> {
     return n;
   }
 
+  /** Keys that have a slot now (for tests: none once no caller uses any key). */
+  int liveKeys() {
+    return slots.size();
+  }
+
   /** How many times a caller parked (for tests: a lone caller never does). */
   long parks() {
     return parks.sum();
   }
 
+  /**
+   * The key's slot, counting the caller as one of its users. Lock-free: a map compute here
+   * would take the key's bin lock twice per call, and the callers a batch answers all leave
+   * and come back at once, queueing on that one monitor. A slot whose users fell to 0 is
+   * being removed and is never revived; the caller helps remove it and makes a new one.
+   */
   private Slot<T, R> enter(Object key) {
-    return slots.compute(key, (k, s) -> {
-      Slot<T, R> slot = s == null ? new Slot<>() : s;
-      slot.users++;
-      return slot;
-    });
+    while (true) {
+      Slot<T, R> slot = slots.get(key);
+      if (slot == null) {
+        Slot<T, R> mine = new Slot<>();
+        if (slots.putIfAbsent(key, mine) == null) {
+          return mine;
+        }
+        continue;
+      }
+      int users = slot.users.get();
+      if (users == 0) {
+        slots.remove(key, slot); // its last user is removing it: help, then start afresh
+      } else if (slot.users.compareAndSet(users, users + 1)) {
+        return slot;
+      }
+    }
   }
 
-  private void leave(Object key) {
-    slots.computeIfPresent(key, (k, s) -> --s.users == 0 ? null : s);
+  private void leave(Object key, Slot<T, R> slot) {
+    if (slot.users.decrementAndGet() == 0) {
+      slots.remove(key, slot);
+    }
   }
 
   /** {@code d} in nanoseconds, a wait too long for a long being as good as forever. */
@@ -283,7 +307,7 @@ public final class KeyedCombiner<T, R> {
     final ConcurrentLinkedQueue<Waiter<T, R>> queue = new ConcurrentLinkedQueue<>();
     final AtomicBoolean leading = new AtomicBoolean();
     volatile Thread leader; // set and cleared by the leader while it holds `leading`
-    int users; // changed only inside the map's compute for this key
+    final AtomicInteger users = new AtomicInteger(1); // its creator; never revived from 0
   }
 
   /** One caller's request and, once answered, its result. */

@@ -159,6 +159,56 @@ class KeyedCombinerTest {
     assertThat(batches).containsExactly(List.of(0), List.of(3));
   }
 
+  /**
+   * One step at a time per key while callers come and go so often that a key's slot is
+   * dropped (its last user left) and made again thousands of times, racing the callers that
+   * arrive: a second slot for a key would let two leaders run steps for it at once. Every
+   * request is answered exactly once and no slot outlives its users.
+   */
+  @Test
+  void oneStepAtATimePerKeyWhileSlotsAreDroppedAndMadeAgain() throws Exception {
+    int threads = 8;
+    int perThread = 3_000;
+    String[] keys = {"a", "b"};
+    AtomicInteger[] running = {new AtomicInteger(), new AtomicInteger()};
+    AtomicInteger overlaps = new AtomicInteger();
+    AtomicInteger answered = new AtomicInteger();
+    KeyedCombiner<Integer, Integer> combiner = KeyedCombiner.<Integer, Integer>builder(
+        (key, batch) -> {
+          AtomicInteger inStep = running[key.equals("a") ? 0 : 1];
+          if (inStep.incrementAndGet() != 1) {
+            overlaps.incrementAndGet();
+          }
+          Thread.yield(); // widen the window a second leader would need
+          for (int i = 0; i < batch.size(); i++) {
+            batch.succeed(i, batch.request(i) + 1);
+          }
+          inStep.decrementAndGet();
+        }).maxBatch(4).build();
+    List<Future<?>> done = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int me = t;
+      done.add(pool.submit(() -> {
+        for (int n = 0; n < perThread; n++) {
+          int request = me * perThread + n;
+          assertThat(combiner.submit(keys[(me + n) % 2], request, Duration.ofMinutes(1)))
+              .isEqualTo(request + 1);
+          answered.incrementAndGet();
+          if (n % 7 == 0) {
+            Thread.yield(); // let the key's users fall to zero now and then
+          }
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : done) {
+      f.get(90, TimeUnit.SECONDS);
+    }
+    assertThat(overlaps).hasValue(0);
+    assertThat(answered).hasValue(threads * perThread);
+    assertThat(combiner.liveKeys()).isZero();
+  }
+
   @Test
   void aStepSubmittingToItsOwnKeyIsRefusedInsteadOfWaitingForItself() {
     KeyedCombiner<Integer, Integer>[] self = new KeyedCombiner[1];
