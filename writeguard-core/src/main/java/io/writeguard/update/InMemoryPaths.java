@@ -35,7 +35,7 @@ final class InMemoryPaths {
    * state for its caller) at the cost of copying the paths written, not the whole document.
    */
   static final class Copies {
-    private final Map<BsonValue, Boolean> owned = new IdentityHashMap<>();
+    private final Map<BsonValue, Boolean> owned = new IdentityHashMap<>(4); // a few paths
 
     /** A shallow copy of {@code doc}, owned by this result. */
     BsonDocument own(BsonDocument doc) {

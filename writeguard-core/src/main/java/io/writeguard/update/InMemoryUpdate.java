@@ -80,7 +80,7 @@ final class InMemoryUpdate {
   static BsonDocument apply(BsonDocument current, List<Op> ops) {
     Copies copies = new Copies();
     BsonDocument next = copies.own(current);
-    Map<BsonValue, Boolean> grewIn = new IdentityHashMap<>();
+    Map<BsonValue, Boolean> grewIn = new IdentityHashMap<>(4); // documents given a new key
     for (Op op : ops) {
       op.applyTo(next, grewIn, copies);
     }

@@ -40,7 +40,7 @@ final class MergeGuards {
    */
   boolean keysInPlace(List<Op> ops, int caller, Predicate<Op> insideKnown,
       MergedWrite.Undo undo) {
-    Set<String> grown = new LinkedHashSet<>(); // the documents this caller adds a key to
+    Set<String> grown = null; // the documents this caller adds a key to
     for (Op op : ops) {
       if (op.operator().equals("$unset") || op.operator().equals("$pull")
           || insideKnown.test(op)) {
@@ -52,6 +52,9 @@ final class MergeGuards {
         Set<String> keys = created.computeIfAbsent(parent, p -> new LinkedHashSet<>());
         if (keys.add(key)) {
           undo.created(parent, key);
+          if (grown == null) {
+            grown = new LinkedHashSet<>();
+          }
           grown.add(parent);
         }
       }
@@ -61,6 +64,9 @@ final class MergeGuards {
     }
     // The second caller checks every document (the first's were never checked); a later one
     // only those it adds a key to: the others' keys, and so their guards, are as last checked.
+    if (caller > 1 && grown == null) {
+      return true; // no key of its own: the others' guards are as last checked
+    }
     for (String parent : caller == 1 ? created.keySet() : grown) {
       Set<String> keys = created.get(parent);
       if (keys.size() < 2) {
@@ -140,6 +146,9 @@ final class MergeGuards {
   }
 
   private static String join(String[] segments, int n) {
+    if (n <= 1) {
+      return n == 0 ? "" : segments[0]; // the usual top-level paths, without a joiner
+    }
     return String.join(".", java.util.Arrays.asList(segments).subList(0, n));
   }
 }

@@ -2,6 +2,7 @@ package io.writeguard.update;
 
 import java.util.ArrayList;
 import java.util.Date;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonBinary;
@@ -43,7 +44,11 @@ import org.bson.types.Symbol;
 final class RoundDocuments {
   private final Codec<Document> codec;
   private BsonDocument lastState;
-  private Document lastDecoded; // never handed out
+  /**
+   * The decoded value of each field of {@code lastState} (and of fields earlier states had):
+   * never handed out, so values are shared only where {@link #copyOrNull} says they may be.
+   */
+  private final Map<String, Object> decoded = new HashMap<>();
 
   private final boolean fieldByField;
 
@@ -57,42 +62,41 @@ final class RoundDocuments {
     if (!fieldByField) {
       return codec.decode(new CopyingReader(state), DecoderContext.builder().build());
     }
-    Document decoded = decoded(state);
+    decode(state);
     Document copy = new Document();
-    for (Map.Entry<String, Object> field : decoded.entrySet()) {
-      Object value = copyOrNull(field.getValue());
-      copy.put(field.getKey(), value != null || field.getValue() == null
-          ? value : decodeField(field.getKey(), state.get(field.getKey()), true));
+    for (String key : state.keySet()) {
+      Object decodedValue = decoded.get(key);
+      Object value = copyOrNull(decodedValue);
+      copy.put(key, value != null || decodedValue == null
+          ? value : decodeField(key, state.get(key), true));
     }
     return copy;
   }
 
-  private Document decoded(BsonDocument state) {
+  /**
+   * Brings {@link #decoded} up to {@code state}: the fields whose value is not the one decoded
+   * last time are decoded, together in one call.
+   */
+  private void decode(BsonDocument state) {
     if (state == lastState) {
-      return lastDecoded;
+      return;
     }
-    // The fields whose value is not the one decoded last time, decoded together in one call.
     BsonDocument changed = null;
     for (Map.Entry<String, BsonValue> field : state.entrySet()) {
       String key = field.getKey();
       if (lastState == null || lastState.get(key) != field.getValue()
-          || !lastDecoded.containsKey(key)) {
+          || !decoded.containsKey(key)) {
         if (changed == null) {
           changed = new BsonDocument();
         }
         changed.put(key, field.getValue());
       }
     }
-    Document fresh = changed == null ? null
-        : codec.decode(new BsonDocumentReader(changed), DecoderContext.builder().build());
-    Document decoded = new Document();
-    for (String key : state.keySet()) {
-      decoded.put(key,
-          fresh != null && fresh.containsKey(key) ? fresh.get(key) : lastDecoded.get(key));
+    if (changed != null) {
+      decoded.putAll(
+          codec.decode(new BsonDocumentReader(changed), DecoderContext.builder().build()));
     }
     lastState = state;
-    lastDecoded = decoded;
-    return decoded;
   }
 
   /** {@code handedOut}: for a caller, so read from copies of the state's binaries. */
