@@ -30,15 +30,22 @@ public final class Checks {
   }
 
   public static Duration positive(String name, Duration value) {
-    Objects.requireNonNull(value, name + " must not be null");
+    requireNonNull(name, value);
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException(name + " must be positive, was " + value);
     }
     return value;
   }
 
+  /** As {@link Objects#requireNonNull}, building its message only when it throws (hot paths). */
+  private static void requireNonNull(String name, Object value) {
+    if (value == null) {
+      throw new NullPointerException(name + " must not be null");
+    }
+  }
+
   public static Duration notNegative(String name, Duration value) {
-    Objects.requireNonNull(value, name + " must not be null");
+    requireNonNull(name, value);
     if (value.isNegative()) {
       throw new IllegalArgumentException(name + " must not be negative, was " + value);
     }

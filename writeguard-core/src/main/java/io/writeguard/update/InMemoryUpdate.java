@@ -169,7 +169,7 @@ final class InMemoryUpdate {
   }
 
   private static String[] segments(String path) {
-    String[] segments = path.split("\\.", -1);
+    String[] segments = path.indexOf('.') < 0 ? new String[] {path} : path.split("\\.", -1);
     if (segments[0].equals("_id")) {
       throw new NotModelled("path " + path + " touches _id");
     }
