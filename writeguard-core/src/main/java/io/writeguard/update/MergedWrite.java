@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
-import org.bson.BsonValue;
 
 /**
  * The one operator update that a group-commit round of several writers sends: the callers'
