@@ -11,7 +11,6 @@ import io.writeguard.testing.TestMongo;
 import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.bson.BsonType;
 import org.bson.Document;
 import org.bson.codecs.BsonTypeClassMap;
@@ -119,8 +117,8 @@ class GroupCommitCopiesReviewTest {
     // The round's write is a replacement of its final document: MongoDB stores its order (as
     // the callers were shown it), the embedded server keeps the order the stored fields had.
     boolean exactOrder = !TestMongo.isEmbedded();
-    assertThat(describe(grouped.find(eq("_id", "r")).first(), exactOrder))
-        .isEqualTo(describe(alone.find(eq("_id", "r")).first(), exactOrder));
+    assertThat(DocumentShapes.describe(grouped.find(eq("_id", "r")).first(), exactOrder))
+        .isEqualTo(DocumentShapes.describe(alone.find(eq("_id", "r")).first(), exactOrder));
     Document stored = grouped.find(eq("_id", "r")).first();
     assertThat(stored.getLong("n")).isEqualTo(13L);
     assertThat(stored.getLong("version")).as("seven writers").isEqualTo(7L);
@@ -193,7 +191,7 @@ class GroupCommitCopiesReviewTest {
 
   private static void see(List<String> seen, AtomicInteger calls, Document current) {
     calls.incrementAndGet();
-    seen.add(describe(current));
+    seen.add(DocumentShapes.describe(current));
   }
 
   /** Changes every container of a caller's copy that it can reach. */
@@ -214,35 +212,6 @@ class GroupCommitCopiesReviewTest {
 
   private static String describe(UpdateOutcome outcome) {
     return "version " + outcome.version() + " written " + outcome.written() + " "
-        + outcome.document().map(GroupCommitCopiesReviewTest::describe).orElse("none");
-  }
-
-  /** Values, their Java classes and the order of keys, as a string to compare. */
-  private static String describe(Object value) {
-    return describe(value, true);
-  }
-
-  /** {@code inOrder} false: the keys of each document sorted by name. */
-  private static String describe(Object value, boolean inOrder) {
-    if (value instanceof Document d) {
-      return d.entrySet().stream()
-          .sorted(inOrder ? (a, b) -> 0 : Map.Entry.comparingByKey())
-          .map(e -> e.getKey() + "=" + describe(e.getValue(), inOrder))
-          .collect(Collectors.joining(", ", "{", "}"));
-    }
-    if (value instanceof List<?> list) {
-      return list.stream().map(v -> describe(v, inOrder))
-          .collect(Collectors.joining(", ", value.getClass().getSimpleName() + "[", "]"));
-    }
-    if (value instanceof byte[] bytes) {
-      return "byte[]" + Arrays.toString(bytes);
-    }
-    if (value instanceof org.bson.types.Binary b) {
-      return "Binary(" + b.getType() + ")" + Arrays.toString(b.getData());
-    }
-    if (value instanceof Date date) {
-      return "Date(" + date.getTime() + ")";
-    }
-    return value == null ? "null" : value.getClass().getSimpleName() + ":" + value;
+        + outcome.document().map(DocumentShapes::describe).orElse("none");
   }
 }

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import io.writeguard.testing.TestMongo;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -30,44 +28,13 @@ class MergeGuardsLaterCallersReviewTest {
   private static final JsonWriterSettings EXACT =
       JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
 
-  /** A round as {@link Round} runs it: the model's state, then the merge. */
-  private static final class Merge {
-    final BsonDocument read;
-    final MergedWrite merged;
-    final List<BsonDocument> accepted = new ArrayList<>();
-    BsonDocument state;
-
-    Merge(String read) {
-      this.read = BsonDocument.parse(read);
-      this.state = this.read;
-      this.merged = MergedWrite.ofOperators(this.read);
-    }
-
-    boolean add(String json) {
-      BsonDocument update = BsonDocument.parse(json);
-      BsonDocument next = InMemoryUpdate.apply(state, update);
-      if (!merged.add(InMemoryUpdate.parse(update), next)) {
-        return false;
-      }
-      accepted.add(update);
-      next.put("version", new BsonInt64(accepted.size()));
-      state = next;
-      return true;
-    }
-
-    String guard() {
-      BsonDocument guard = merged.guard();
-      return guard == null ? null : guard.toJson();
-    }
-  }
-
   private static String json(String relaxed) {
     return BsonDocument.parse(relaxed).toJson();
   }
 
   @Test
   void aThirdCallerWithoutNewKeysKeepsTheGuardsAndAFourthWithASecondMissingKeyIsSplit() {
-    Merge m = new Merge("{_id: 1, version: {$numberLong: '0'}, a: {p: 1}, n: 0}");
+    MergedWriteTest.Round m = new MergedWriteTest.Round("{_id: 1, version: {$numberLong: '0'}, a: {p: 1}, n: 0}");
     assertThat(m.add("{$set: {'a.y': 1}}")).as("a.y: a new key in a").isTrue();
     assertThat(m.add("{$inc: {n: 1}}")).isTrue();
     String guardAfterSecond = m.guard();
@@ -78,10 +45,10 @@ class MergeGuardsLaterCallersReviewTest {
         + " $not: {$type: ['double', 'decimal']}}}"));
     // a.x would be the second key of a missing from the read: MongoDB 5.0+ would create
     // a.x and a.y in name order (x first), the callers one after another y first.
-    String before = m.merged.update("version", 3, m.state).toJson();
+    String before = m.update();
     String guardBefore = m.guard();
     assertThat(m.add("{$set: {'a.x': 1}}")).as("a second missing key in a").isFalse();
-    assertThat(m.merged.update("version", 3, m.state).toJson()).isEqualTo(before);
+    assertThat(m.update()).isEqualTo(before);
     assertThat(m.guard()).isEqualTo(guardBefore);
     // A key that exists in the read may still join, and is then required to exist.
     assertThat(m.add("{$set: {'a.p': 2}}")).isTrue();
@@ -97,7 +64,7 @@ class MergeGuardsLaterCallersReviewTest {
 
   @Test
   void aSecondCallerWithoutNewKeysStillGuardsTheKeysOfTheFirst() {
-    Merge m = new Merge("{_id: 1, version: {$numberLong: '0'}, a: {x: 1}}");
+    MergedWriteTest.Round m = new MergedWriteTest.Round("{_id: 1, version: {$numberLong: '0'}, a: {x: 1}}");
     assertThat(m.add("{$set: {'a.y': 1, 'a.x': 2}}")).isTrue();
     assertThat(m.guard()).as("the first caller alone is sent as it is").isNull();
     assertThat(m.add("{$set: {'a.y': 3}}")).isTrue();
@@ -112,7 +79,7 @@ class MergeGuardsLaterCallersReviewTest {
    * another, or the merged write with its guards. Merged and applied, the two must be equal
    * (values, types, order); without a foreign write, the guards must hold.
    */
-  private static void sameAsOneAfterAnother(Merge m, String foreign) {
+  private static void sameAsOneAfterAnother(MergedWriteTest.Round m, String foreign) {
     BsonValue lone = insert(m.read);
     BsonValue batched = insert(m.read);
     if (foreign != null) {

@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.MongoClientSettings;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Date;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonDateTime;
@@ -20,7 +17,6 @@ import org.bson.BsonValue;
 import org.bson.Document;
 import org.bson.codecs.Codec;
 import org.bson.codecs.DecoderContext;
-import org.bson.types.Binary;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,7 +35,8 @@ class RoundDocumentsStatesReviewTest {
   }
 
   private static String decoded(BsonDocument state) {
-    return describe(CODEC.decode(new BsonDocumentReader(state), DecoderContext.builder().build()));
+    return DocumentShapes.describe(
+        CODEC.decode(new BsonDocumentReader(state), DecoderContext.builder().build()));
   }
 
   @Test
@@ -71,7 +68,7 @@ class RoundDocumentsStatesReviewTest {
     }
     order.addAll(List.of(0, 6, 1, 5, 2, 4, 3, 7, 0, 2, 0, 3)); // every jump across a removal
     for (int i : order) {
-      assertThat(describe(documents.copyOf(states.get(i)))).as("state %s", i)
+      assertThat(DocumentShapes.describe(documents.copyOf(states.get(i)))).as("state %s", i)
           .isEqualTo(decoded(states.get(i)));
     }
   }
@@ -88,26 +85,7 @@ class RoundDocumentsStatesReviewTest {
     BsonDocument ca = new BsonDocument("_id", id).append("c", c).append("a", a);
     RoundDocuments documents = new RoundDocuments(CODEC);
     for (BsonDocument state : List.of(abc, cba, ca, abc, ca, cba)) {
-      assertThat(describe(documents.copyOf(state))).isEqualTo(decoded(state));
+      assertThat(DocumentShapes.describe(documents.copyOf(state))).isEqualTo(decoded(state));
     }
-  }
-
-  /** Values, their Java classes and the order of keys, as a string to compare. */
-  static String describe(Object value) {
-    if (value instanceof Document d) {
-      return d.entrySet().stream().map(e -> e.getKey() + "=" + describe(e.getValue()))
-          .collect(Collectors.joining(", ", "{", "}"));
-    }
-    if (value instanceof List<?> list) {
-      return list.stream().map(RoundDocumentsStatesReviewTest::describe)
-          .collect(Collectors.joining(", ", value.getClass().getSimpleName() + "[", "]"));
-    }
-    if (value instanceof Binary binary) {
-      return "Binary(" + binary.getType() + ")" + Arrays.toString(binary.getData());
-    }
-    if (value instanceof Date date) {
-      return "Date(" + date.getTime() + ")";
-    }
-    return value == null ? "null" : value.getClass().getSimpleName() + ":" + value;
   }
 }
