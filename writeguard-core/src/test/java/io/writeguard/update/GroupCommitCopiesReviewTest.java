@@ -34,13 +34,13 @@ import org.junit.jupiter.api.Timeout;
  * Review of the per-caller copies of a group-commit round (one map of decoded values updated
  * in place) against the oracle that needs no knowledge of them: the same mutators run one at a
  * time with group commit off, where each one gets the store's own decoding of the stored
- * document. In one round: a replacement that drops a field, the
- * dropped field set again and then set to null, a field removed and added again with another
- * value, nested documents changed by one caller and read by the next, a second replacement
- * built from a caller's own copy; and callers that scribble on every container of their copy
- * (nested documents, lists, dates, byte arrays). Every mutator must see exactly what it sees
- * alone (values, Java classes, key order), every outcome must carry the same document and
- * version, and the stored documents must be identical.
+ * document. In one round: a replacement that drops a field, the dropped field set again and
+ * then set to null, a field removed and added again with another value, nested documents
+ * changed by one caller and read by the next, a second replacement built from a caller's own
+ * copy; and callers that scribble on every container of their copy (nested documents, lists,
+ * dates, byte arrays). Every mutator must see exactly what it sees alone (values, Java
+ * classes, key order), every outcome must carry the same document and version, and the stored
+ * documents must be identical (in field order too, against MongoDB).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class GroupCommitCopiesReviewTest {
