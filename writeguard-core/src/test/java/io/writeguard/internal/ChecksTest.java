@@ -29,6 +29,15 @@ class ChecksTest {
         .isEqualTo(Duration.ofSeconds(2));
   }
 
+  @Test
+  void aMissingDurationIsANullPointerNamingIt() {
+    assertThatThrownBy(() -> Checks.positive("lease", null))
+        .isExactlyInstanceOf(NullPointerException.class).hasMessage("lease must not be null");
+    assertThatThrownBy(() -> Checks.notNegative("maxWait", null))
+        .isExactlyInstanceOf(NullPointerException.class).hasMessage("maxWait must not be null");
+    assertThat(Checks.notNegative("maxWait", Duration.ZERO)).isEqualTo(Duration.ZERO);
+  }
+
   @PropertyTest
   @MethodSource("positiveInts")
   void acceptsEveryValueAtOrAboveTheMinimum(int value) {

@@ -2,6 +2,7 @@ package io.writeguard.update;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
@@ -15,8 +16,9 @@ import org.junit.jupiter.api.Test;
 class MergedWriteTest {
 
   /** The round as {@link BatchUpdate} runs it: the model's state, then the merge. */
-  private static final class Round {
+  static final class Round {
     final BsonDocument read;
+    final List<BsonDocument> accepted = new ArrayList<>();
     BsonDocument state;
     MergedWrite merged;
     int writers;
@@ -37,6 +39,7 @@ class MergedWriteTest {
       next.put("version", new BsonInt64(writers + 1));
       state = next;
       writers++;
+      accepted.add(u);
       return true;
     }
 
