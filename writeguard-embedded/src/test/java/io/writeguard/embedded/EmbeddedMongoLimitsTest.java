@@ -99,6 +99,18 @@ class EmbeddedMongoLimitsTest {
   }
 
   @Test
+  void aReplacementKeepsTheStoredFieldOrder() {
+    var docs = db.getCollection("order");
+    docs.insertOne(new Document("_id", 1).append("a", 1).append("b", 2).append("c", 3));
+    docs.replaceOne(new Document("_id", 1),
+        new Document("c", 30).append("b", 20).append("a", 10));
+    // Real MongoDB stores the replacement's order, {_id, c, b, a}; the values are the same.
+    assertThat(docs.find().first().keySet()).containsExactly("_id", "a", "b", "c");
+    assertThat(docs.find().first()).isEqualTo(
+        new Document("_id", 1).append("a", 10).append("b", 20).append("c", 30));
+  }
+
+  @Test
   void validatorsAreIgnored() {
     db.createCollection(
         "validated",
