@@ -24,6 +24,9 @@ import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.RawBsonDocumentCodec;
+import org.bson.codecs.configuration.CodecRegistries;
 import org.bson.conversions.Bson;
 
 /**
@@ -74,6 +77,8 @@ public final class FencedWriter {
       new FindOneAndReplaceOptions().returnDocument(ReturnDocument.AFTER);
 
   private final MongoCollection<Document> collection;
+  /** The same collection answering with the stored bytes ({@link #findOneAndUpdateRaw}). */
+  private final MongoCollection<RawBsonDocument> raw;
   private final String fenceField;
   private final WriteGuardListener listener;
   private final OperationScope scope;
@@ -81,6 +86,7 @@ public final class FencedWriter {
 
   private FencedWriter(Builder b) {
     this.collection = b.collection;
+    this.raw = rawView(b.collection);
     this.versionPolicy = b.versionPolicy;
     this.fenceField = b.fenceField;
     this.listener = WriteGuardListener.safe(b.listener);
@@ -261,14 +267,45 @@ public final class FencedWriter {
    */
   public Optional<Document> findOneAndUpdate(LockHandle lock, Object id, Bson filter,
       Bson update) {
+    return findOneAndUpdate(collection, lock, id, filter, update);
+  }
+
+  /**
+   * As {@link #findOneAndUpdate(LockHandle, Object, Bson, Bson)}, returning the document after
+   * the update as the server sent it, undecoded: for a caller that reads a few fields of it, or
+   * decodes it with codecs of its own, and would otherwise pay for a {@link Document} it does
+   * not use. The same command is sent, fenced and refused the same way.
+   *
+   * @return the updated document's bytes, or empty if there is none or {@code filter} did not
+   *     match
+   * @throws StaleLockException if a newer token has already claimed or written it
+   */
+  public Optional<RawBsonDocument> findOneAndUpdateRaw(LockHandle lock, Object id, Bson filter,
+      Bson update) {
+    return findOneAndUpdate(raw, lock, id, filter, update);
+  }
+
+  private <T> Optional<T> findOneAndUpdate(MongoCollection<T> target, LockHandle lock, Object id,
+      Bson filter, Bson update) {
     checkUsable(lock, id);
     Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
-    Document doc = Deadline.boundedWrite(collection).findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
+    T doc = Deadline.boundedWrite(target).findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
     classifyMiss(lock, id, filter != null);
     return Optional.empty();
+  }
+
+  /**
+   * {@code collection} answering with {@link RawBsonDocument}s. Its registry puts the raw codec
+   * before the collection's own, which still encodes every filter and update: a registry made
+   * without the driver's defaults may lack the raw codec.
+   */
+  private static MongoCollection<RawBsonDocument> rawView(MongoCollection<Document> collection) {
+    return collection.withDocumentClass(RawBsonDocument.class).withCodecRegistry(
+        CodecRegistries.fromRegistries(CodecRegistries.fromCodecs(new RawBsonDocumentCodec()),
+            collection.getCodecRegistry()));
   }
 
   private Bson raisingVersion(Bson update) {
