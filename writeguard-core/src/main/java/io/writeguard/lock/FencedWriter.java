@@ -80,6 +80,7 @@ public final class FencedWriter {
   /** The same collection answering with the stored bytes ({@link #findOneAndUpdateRaw}). */
   private final MongoCollection<RawBsonDocument> raw;
   private final String fenceField;
+  private final FencedBson bson;
   private final WriteGuardListener listener;
   private final OperationScope scope;
   private final VersionPolicy versionPolicy;
@@ -89,6 +90,7 @@ public final class FencedWriter {
     this.raw = rawView(b.collection);
     this.versionPolicy = b.versionPolicy;
     this.fenceField = b.fenceField;
+    this.bson = new FencedBson(b.collection.getCodecRegistry(), b.fenceField);
     this.listener = WriteGuardListener.safe(b.listener);
     this.scope = new OperationScope(b.collection.getNamespace().getCollectionName(), b.strategy);
   }
@@ -134,7 +136,7 @@ public final class FencedWriter {
    */
   public Optional<Document> claim(LockHandle lock, Object id) {
     checkUsable(lock, id);
-    Bson raiseFence = Updates.max(fenceField, lock.token());
+    Bson raiseFence = bson.raise(lock.token());
     // With a version: a replace by a VersionedUpdater that read the old fence must not write
     // it back (that would lower the fence), so moving the fence moves the version too.
     Bson update = versionPolicy == null
@@ -155,7 +157,7 @@ public final class FencedWriter {
   /** {@code updateOne} of document {@code id} that also matches {@code filter}, fenced. */
   public Outcome updateOne(LockHandle lock, Object id, Bson filter, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
+    Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
     if (Deadline.boundedWrite(collection).updateOne(fenced(lock, id, filter), fencedUpdate).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
@@ -169,7 +171,7 @@ public final class FencedWriter {
    */
   public void upsertOne(LockHandle lock, Object id, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
+    Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
     try {
       Deadline.boundedWrite(collection).updateOne(fenced(lock, id, null), fencedUpdate, new UpdateOptions().upsert(true));
     } catch (MongoException e) {
@@ -288,7 +290,7 @@ public final class FencedWriter {
   private <T> Optional<T> findOneAndUpdate(MongoCollection<T> target, LockHandle lock, Object id,
       Bson filter, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
+    Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
     T doc = Deadline.boundedWrite(target).findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
     if (doc != null) {
       return Optional.of(doc);
@@ -312,9 +314,9 @@ public final class FencedWriter {
     return versionPolicy == null ? update : versionPolicy.raising(update);
   }
 
+  /** {@code _id} and {@code extra} (if any), fenced ({@link Fencing#fencedFilter}). */
   private Bson fenced(LockHandle lock, Object id, Bson extra) {
-    Bson byId = eq("_id", id);
-    return Fencing.fencedFilter(extra == null ? byId : and(byId, extra), fenceField, lock.token());
+    return bson.filter(id, extra, lock.token());
   }
 
   private void checkUsable(LockHandle lock, Object id) {
