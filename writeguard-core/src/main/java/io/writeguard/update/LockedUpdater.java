@@ -163,7 +163,8 @@ public final class LockedUpdater {
 
   /** Updates of {@code id} queued in this process for the next lock hold (monitoring, tests). */
   public int waiting(Object id) {
-    return combiner == null ? 0 : combiner.waiting(target(DocumentKey.of(id, store.codecRegistry())));
+    return combiner == null ? 0
+        : combiner.waiting(target(DocumentKey.of(id, store.codecRegistry())));
   }
 
   /** The settings it was built with (for tests). */
@@ -181,7 +182,7 @@ public final class LockedUpdater {
     Objects.requireNonNull(mutator, "mutator");
     // Keyed as MongoDB tells documents apart: the same document is one queue and one lock,
     // whatever Java type its id came in, and two documents never share a batch.
-    Target target = target(DocumentKey.of(id, store.codecRegistry()));
+    LockTarget target = target(DocumentKey.of(id, store.codecRegistry()));
     Mutator checked = writer == null ? mutator : leavingTheFence(mutator);
     // The lock wait, the update under it and the release share one budget (see Deadline).
     Duration budget = lockWait.plus(settings.retryPolicy().deadline());
@@ -189,7 +190,7 @@ public final class LockedUpdater {
         () -> runWithin(id, target, checked, returnAfter, budget));
   }
 
-  private UpdateOutcome runWithin(Object id, Target target, Mutator checked,
+  private UpdateOutcome runWithin(Object id, LockTarget target, Mutator checked,
       boolean returnAfter, Duration budget) {
     int rejections = 0;
     while (true) {
@@ -210,7 +211,7 @@ public final class LockedUpdater {
     }
   }
 
-  private UpdateOutcome once(Target target, Mutator mutator, boolean returnAfter,
+  private UpdateOutcome once(LockTarget target, Mutator mutator, boolean returnAfter,
       Duration budget) {
     DocumentKey key = target.document;
     Holds holds = holding.get();
@@ -258,7 +259,7 @@ public final class LockedUpdater {
    * is ended by its interrupt.
    */
   private void runBatch(Object k, KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
-    Target target = (Target) k;
+    LockTarget target = (LockTarget) k;
     DocumentKey key = target.document;
     if (batch.size() == 1 && batch.isCallersOwn(0)) {
       runOwn(target, batch);
@@ -310,7 +311,8 @@ public final class LockedUpdater {
    * loop from when the caller queued, without the engine's machinery for several callers
    * (their rounds, their deadlines, an interrupt set aside for them). Its interrupt ends it.
    */
-  private void runOwn(Target target, KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
+  private void runOwn(LockTarget target,
+      KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
     Object id = target.document.id();
     BatchUpdate.Call call = batch.request(0);
     LockHandle lock = acquire(target);
@@ -330,7 +332,7 @@ public final class LockedUpdater {
   }
 
   /** Takes the document's lock for one caller; a failure is that caller's last event. */
-  private LockHandle acquire(Target target) {
+  private LockHandle acquire(LockTarget target) {
     try {
       return locks.acquire(target.lockKey, lockWait);
     } catch (RuntimeException e) {
@@ -339,7 +341,7 @@ public final class LockedUpdater {
     }
   }
 
-  private <T> T holdingWhile(Target target, LockHandle lock, Supplier<T> work) {
+  private <T> T holdingWhile(LockTarget target, LockHandle lock, Supplier<T> work) {
     Holds holds = holding.get();
     boolean newLock = holds.locks.putIfAbsent(target.lockKey, lock) == null;
     holds.documents.add(target.document);
@@ -359,26 +361,26 @@ public final class LockedUpdater {
     final Map<String, LockHandle> locks = new HashMap<>();
   }
 
-  private Target target(DocumentKey document) {
-    return new Target(document, lockPrefix + document.lockText());
+  private LockTarget target(DocumentKey document) {
+    return new LockTarget(document, lockPrefix + document.lockText());
   }
 
   /**
    * A document and its lock key, made once per update: the group-commit queue's key (equal
    * when the documents are) and what the lock is taken, held and reported under.
    */
-  private static final class Target {
+  private static final class LockTarget {
     final DocumentKey document;
     final String lockKey;
 
-    Target(DocumentKey document, String lockKey) {
+    LockTarget(DocumentKey document, String lockKey) {
       this.document = document;
       this.lockKey = lockKey;
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Target t && t.document.equals(document);
+      return o instanceof LockTarget t && t.document.equals(document);
     }
 
     @Override
