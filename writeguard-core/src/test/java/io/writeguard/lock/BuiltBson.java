@@ -3,6 +3,7 @@ package io.writeguard.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.MongoClientSettings;
+import java.util.function.Function;
 import org.bson.BsonDocument;
 import org.bson.BsonReader;
 import org.bson.BsonWriter;
@@ -30,39 +31,28 @@ final class BuiltBson {
   }
 
   static CodecRegistry ownStringsAndLongs() {
-    Codec<String> strings = new Codec<>() {
-      @Override
-      public void encode(BsonWriter writer, String value, EncoderContext context) {
-        writer.writeString("s:" + value);
-      }
-
-      @Override
-      public String decode(BsonReader reader, DecoderContext context) {
-        return reader.readString().substring(2);
-      }
-
-      @Override
-      public Class<String> getEncoderClass() {
-        return String.class;
-      }
-    };
-    Codec<Long> longs = new Codec<>() {
-      @Override
-      public void encode(BsonWriter writer, Long value, EncoderContext context) {
-        writer.writeString("l:" + value);
-      }
-
-      @Override
-      public Long decode(BsonReader reader, DecoderContext context) {
-        return Long.parseLong(reader.readString().substring(2));
-      }
-
-      @Override
-      public Class<Long> getEncoderClass() {
-        return Long.class;
-      }
-    };
-    return CodecRegistries.fromRegistries(CodecRegistries.fromCodecs(strings, longs),
+    return CodecRegistries.fromRegistries(CodecRegistries.fromCodecs(
+            tagged(String.class, "s:", text -> text), tagged(Long.class, "l:", Long::parseLong)),
         MongoClientSettings.getDefaultCodecRegistry());
+  }
+
+  /** Writes a {@code type} as a string: {@code tag} and its text. */
+  private static <T> Codec<T> tagged(Class<T> type, String tag, Function<String, T> parse) {
+    return new Codec<>() {
+      @Override
+      public void encode(BsonWriter writer, T value, EncoderContext context) {
+        writer.writeString(tag + value);
+      }
+
+      @Override
+      public T decode(BsonReader reader, DecoderContext context) {
+        return parse.apply(reader.readString().substring(tag.length()));
+      }
+
+      @Override
+      public Class<T> getEncoderClass() {
+        return type;
+      }
+    };
   }
 }
