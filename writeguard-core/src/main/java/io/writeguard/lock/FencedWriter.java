@@ -24,6 +24,9 @@ import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.RawBsonDocumentCodec;
+import org.bson.codecs.configuration.CodecRegistries;
 import org.bson.conversions.Bson;
 
 /**
@@ -74,15 +77,20 @@ public final class FencedWriter {
       new FindOneAndReplaceOptions().returnDocument(ReturnDocument.AFTER);
 
   private final MongoCollection<Document> collection;
+  /** The same collection answering with the stored bytes ({@link #findOneAndUpdateRaw}). */
+  private final MongoCollection<RawBsonDocument> raw;
   private final String fenceField;
+  private final FencedBson bson;
   private final WriteGuardListener listener;
   private final OperationScope scope;
   private final VersionPolicy versionPolicy;
 
   private FencedWriter(Builder b) {
     this.collection = b.collection;
+    this.raw = rawView(b.collection);
     this.versionPolicy = b.versionPolicy;
     this.fenceField = b.fenceField;
+    this.bson = new FencedBson(b.collection.getCodecRegistry(), b.fenceField);
     this.listener = WriteGuardListener.safe(b.listener);
     this.scope = new OperationScope(b.collection.getNamespace().getCollectionName(), b.strategy);
   }
@@ -128,7 +136,7 @@ public final class FencedWriter {
    */
   public Optional<Document> claim(LockHandle lock, Object id) {
     checkUsable(lock, id);
-    Bson raiseFence = Updates.max(fenceField, lock.token());
+    Bson raiseFence = bson.raise(lock.token());
     // With a version: a replace by a VersionedUpdater that read the old fence must not write
     // it back (that would lower the fence), so moving the fence moves the version too.
     Bson update = versionPolicy == null
@@ -149,7 +157,7 @@ public final class FencedWriter {
   /** {@code updateOne} of document {@code id} that also matches {@code filter}, fenced. */
   public Outcome updateOne(LockHandle lock, Object id, Bson filter, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
+    Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
     if (Deadline.boundedWrite(collection).updateOne(fenced(lock, id, filter), fencedUpdate).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
@@ -163,7 +171,7 @@ public final class FencedWriter {
    */
   public void upsertOne(LockHandle lock, Object id, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
+    Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
     try {
       Deadline.boundedWrite(collection).updateOne(fenced(lock, id, null), fencedUpdate, new UpdateOptions().upsert(true));
     } catch (MongoException e) {
@@ -261,9 +269,29 @@ public final class FencedWriter {
    */
   public Optional<Document> findOneAndUpdate(LockHandle lock, Object id, Bson filter,
       Bson update) {
+    return findOneAndUpdate(collection, lock, id, filter, update);
+  }
+
+  /**
+   * As {@link #findOneAndUpdate(LockHandle, Object, Bson, Bson)}, returning the document after
+   * the update as the server sent it, undecoded: for a caller that reads a few fields of it, or
+   * decodes it with codecs of its own, and would otherwise pay for a {@link Document} it does
+   * not use. The same command is sent, fenced and refused the same way.
+   *
+   * @return the updated document's bytes, or empty if there is none or {@code filter} did not
+   *     match
+   * @throws StaleLockException if a newer token has already claimed or written it
+   */
+  public Optional<RawBsonDocument> findOneAndUpdateRaw(LockHandle lock, Object id, Bson filter,
+      Bson update) {
+    return findOneAndUpdate(raw, lock, id, filter, update);
+  }
+
+  private <T> Optional<T> findOneAndUpdate(MongoCollection<T> target, LockHandle lock, Object id,
+      Bson filter, Bson update) {
     checkUsable(lock, id);
-    Bson fencedUpdate = Fencing.fencedUpdate(raisingVersion(update), fenceField, lock.token());
-    Document doc = Deadline.boundedWrite(collection).findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
+    Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
+    T doc = Deadline.boundedWrite(target).findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
@@ -271,13 +299,24 @@ public final class FencedWriter {
     return Optional.empty();
   }
 
+  /**
+   * {@code collection} answering with {@link RawBsonDocument}s. Its registry puts the raw codec
+   * before the collection's own, which still encodes every filter and update: a registry made
+   * without the driver's defaults may lack the raw codec.
+   */
+  private static MongoCollection<RawBsonDocument> rawView(MongoCollection<Document> collection) {
+    return collection.withDocumentClass(RawBsonDocument.class).withCodecRegistry(
+        CodecRegistries.fromRegistries(CodecRegistries.fromCodecs(new RawBsonDocumentCodec()),
+            collection.getCodecRegistry()));
+  }
+
   private Bson raisingVersion(Bson update) {
     return versionPolicy == null ? update : versionPolicy.raising(update);
   }
 
+  /** {@code _id} and {@code extra} (if any), fenced ({@link Fencing#fencedFilter}). */
   private Bson fenced(LockHandle lock, Object id, Bson extra) {
-    Bson byId = eq("_id", id);
-    return Fencing.fencedFilter(extra == null ? byId : and(byId, extra), fenceField, lock.token());
+    return bson.filter(id, extra, lock.token());
   }
 
   private void checkUsable(LockHandle lock, Object id) {

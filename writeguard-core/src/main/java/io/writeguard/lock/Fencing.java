@@ -82,12 +82,18 @@ public final class Fencing {
         throw new IllegalArgumentException("update must be a document of update operators, was " + update.toJson());
       }
       for (String path : operator.getValue().asDocument().keySet()) {
-        if (path.equals(fenceField) || path.startsWith(fenceField + ".")) {
+        if (path.equals(fenceField) || isUnder(path, fenceField)) {
           throw new IllegalArgumentException("update must not write the fence field '" + fenceField
               + "' itself (" + operator.getKey() + "), was " + update.toJson());
         }
       }
     }
+  }
+
+  /** {@code path.startsWith(field + ".")}, without making that string for every path. */
+  private static boolean isUnder(String path, String field) {
+    return path.length() > field.length() && path.charAt(field.length()) == '.'
+        && path.startsWith(field);
   }
 
   /**

@@ -7,10 +7,7 @@ import static com.mongodb.client.model.Filters.or;
 import static com.mongodb.client.model.Filters.type;
 import static com.mongodb.client.model.Updates.combine;
 import static com.mongodb.client.model.Updates.currentDate;
-import static com.mongodb.client.model.Updates.inc;
 import static com.mongodb.client.model.Updates.max;
-import static com.mongodb.client.model.Updates.set;
-import static com.mongodb.client.model.Updates.setOnInsert;
 import static com.mongodb.client.model.Updates.unset;
 
 import com.mongodb.ErrorCategory;
@@ -80,15 +77,14 @@ final class MongoLockStore implements LeaseStore {
   /** Not a string, so it can never collide with a lock key. */
   static final Document FLOOR_ID = new Document(FLOOR, "tokens");
 
-  private static final Bson EXPIRED = expiredFor(0);
   private static final FindOneAndUpdateOptions UPSERT_AFTER =
       new FindOneAndUpdateOptions().upsert(true).returnDocument(ReturnDocument.AFTER);
   private static final FindOneAndUpdateOptions AFTER =
       new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
-  private static final FindOneAndUpdateOptions RELEASE_OPTIONS = new FindOneAndUpdateOptions()
-      .returnDocument(ReturnDocument.BEFORE).projection(Projections.include(ACQUIRED_AT, CONTENDED_AT));
 
   private final MongoCollection<Document> locks;
+  private final MongoLockCommands commands;
+  private final FindOneAndUpdateOptions releaseOptions;
   private final long leaseMs;
   private final Backoff backoff;
   private final Sleeper sleeper;
@@ -102,6 +98,9 @@ final class MongoLockStore implements LeaseStore {
         .withWriteConcern(WriteConcern.MAJORITY)
         .withReadConcern(ReadConcern.MAJORITY)
         .withReadPreference(ReadPreference.primary());
+    this.commands = new MongoLockCommands(locks.getCodecRegistry());
+    this.releaseOptions = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE)
+        .projection(commands.releaseProjection());
   }
 
   String namespace() {
@@ -122,9 +121,8 @@ final class MongoLockStore implements LeaseStore {
    */
   @Override
   public Take take(String key, String owner, String attempt, int block, boolean queued) {
-    Bson filter = and(eq("_id", key), or(eq(OWNER, null), EXPIRED, and(eq(OWNER, owner), eq(ATTEMPT, attempt))));
-    Bson update = combine(set(OWNER, owner), set(ATTEMPT, attempt), set(LEASE_MS, leaseMs), inc(TOKEN, (long) block),
-        currentDate(ACQUIRED_AT), currentDate(RENEWED_AT), setOnInsert(FRESH, true));
+    Bson filter = commands.takeFilter(key, owner, attempt);
+    Bson update = commands.takeUpdate(owner, attempt, leaseMs, block);
     try {
       Document doc = Deadline.boundedWrite(locks).findOneAndUpdate(filter, update, UPSERT_AFTER);
       long top = tokenOf(doc);
@@ -176,7 +174,7 @@ final class MongoLockStore implements LeaseStore {
   private Long liftAboveFloor(String key, String owner, String attempt, int block) {
     Document floorDoc = Deadline.bounded(locks).find(eq("_id", FLOOR_ID)).first();
     long floor = floorDoc == null ? 0 : ((Number) floorDoc.get(FLOOR)).longValue();
-    Document doc = Deadline.boundedWrite(locks).findOneAndUpdate(ours(key, owner, attempt),
+    Document doc = Deadline.boundedWrite(locks).findOneAndUpdate(commands.ours(key, owner, attempt),
         combine(unset(FRESH), max(TOKEN, floor + block)), AFTER);
     return doc == null ? null : tokenOf(doc);
   }
@@ -184,7 +182,8 @@ final class MongoLockStore implements LeaseStore {
   /** Extends the lease from now (server clock). False if the document is no longer ours. */
   @Override
   public boolean renew(String key, String owner, String attempt, Grant grant) {
-    return Deadline.boundedWrite(locks).updateOne(ours(key, owner, attempt), currentDate(RENEWED_AT)).getMatchedCount() == 1;
+    return Deadline.boundedWrite(locks).updateOne(commands.ours(key, owner, attempt), commands.renewal())
+        .getMatchedCount() == 1;
   }
 
   /**
@@ -194,8 +193,8 @@ final class MongoLockStore implements LeaseStore {
    */
   @Override
   public long release(String key, String owner, String attempt, Grant grant) {
-    Document before = Deadline.boundedWrite(locks).findOneAndUpdate(ours(key, owner, attempt),
-        combine(set(OWNER, null), currentDate(RELEASED_AT)), RELEASE_OPTIONS);
+    Document before = Deadline.boundedWrite(locks).findOneAndUpdate(commands.ours(key, owner, attempt),
+        commands.release(), releaseOptions);
     if (before == null) {
       return 0;
     }
@@ -207,7 +206,7 @@ final class MongoLockStore implements LeaseStore {
 
   @Override
   public void abandon(String key, String owner, String attempt) {
-    Deadline.boundedWrite(locks).updateOne(ours(key, owner, attempt), combine(set(OWNER, null), currentDate(RELEASED_AT)));
+    Deadline.boundedWrite(locks).updateOne(commands.ours(key, owner, attempt), commands.release());
   }
 
   /** A busy head polls: bounded exponential backoff, jittered, capped by the remaining wait. */
@@ -221,10 +220,6 @@ final class MongoLockStore implements LeaseStore {
     };
   }
 
-  private static Bson ours(String key, String owner, String attempt) {
-    return and(eq("_id", key), eq(OWNER, owner), eq(ATTEMPT, attempt));
-  }
-
   /**
    * Deletes up to {@code limit} lock documents whose lease ended more than {@code staleAfterMs}
    * ago (server clock). First raises the token floor to the highest token among them, then
@@ -232,7 +227,7 @@ final class MongoLockStore implements LeaseStore {
    * between is never deleted and a re-created key restarts above every deleted token.
    */
   long deleteStale(long staleAfterMs, int limit) {
-    Bson stale = and(type("_id", BsonType.STRING), expiredFor(staleAfterMs));
+    Bson stale = and(type("_id", BsonType.STRING), MongoLockCommands.expiredFor(staleAfterMs));
     List<Document> found = Deadline.bounded(locks).find(stale).projection(Projections.include(TOKEN)).limit(limit)
         .into(new ArrayList<>());
     if (found.isEmpty()) {
@@ -264,15 +259,5 @@ final class MongoLockStore implements LeaseStore {
   private static long tokenOf(Document doc) {
     Object token = doc.get(TOKEN);
     return token instanceof Number n ? n.longValue() : 0L;
-  }
-
-  /** {@code renewedAt + leaseMs + extraMs < $$NOW}, on the server's clock. */
-  private static Bson expiredFor(long extraMs) {
-    List<Object> sum = new ArrayList<>(List.of("$" + RENEWED_AT, "$" + LEASE_MS));
-    if (extraMs > 0) {
-      sum.add(extraMs);
-    }
-    return new Document("$expr",
-        new Document("$lt", List.of(new Document("$add", sum), "$$NOW")));
   }
 }

@@ -13,7 +13,6 @@ import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
-import org.bson.codecs.Codec;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 
@@ -76,12 +75,11 @@ final class LockedStore implements Store {
    * @param writer the fenced writer, null: unfenced
    */
   record Shared(MongoStore plain, Object owner, FencedWriter writer, VersionPolicy versions,
-      boolean versioned, Codec<Document> documentCodec, Bson claimFilter) {
+      boolean versioned, Bson claimFilter) {
 
     static Shared of(MongoStore plain, Object owner, FencedWriter writer,
         VersionPolicy versions, boolean versioned) {
       return new Shared(plain, owner, writer, versions, versioned,
-          plain.codecRegistry().get(Document.class),
           versions.usableFilter().toBsonDocument(BsonDocument.class, plain.codecRegistry()));
     }
   }
@@ -126,10 +124,12 @@ final class LockedStore implements Store {
     }
     VersionPolicy versions = shared.versions();
     for (int tries = 1; ; tries++) {
-      Optional<Document> claimed = fenced(() ->
-          writer.findOneAndUpdate(lock, readId, shared.claimFilter(), versions.increment()));
+      // The claimed document as the server sent it: the loop reads its version from the bytes
+      // and decodes the mutator's copy from them, so a decoded Document is never needed here.
+      Optional<RawBsonDocument> claimed = fenced(() ->
+          writer.findOneAndUpdateRaw(lock, readId, shared.claimFilter(), versions.increment()));
       if (claimed.isPresent()) {
-        return new RawBsonDocument(claimed.get(), shared.documentCodec());
+        return claimed.get();
       }
       RawBsonDocument current = plain.read(readId);
       if (current == null) {

@@ -163,7 +163,8 @@ public final class LockedUpdater {
 
   /** Updates of {@code id} queued in this process for the next lock hold (monitoring, tests). */
   public int waiting(Object id) {
-    return combiner == null ? 0 : combiner.waiting(DocumentKey.of(id, store.codecRegistry()));
+    return combiner == null ? 0
+        : combiner.waiting(target(DocumentKey.of(id, store.codecRegistry())));
   }
 
   /** The settings it was built with (for tests). */
@@ -181,21 +182,22 @@ public final class LockedUpdater {
     Objects.requireNonNull(mutator, "mutator");
     // Keyed as MongoDB tells documents apart: the same document is one queue and one lock,
     // whatever Java type its id came in, and two documents never share a batch.
-    DocumentKey key = DocumentKey.of(id, store.codecRegistry());
+    LockTarget target = target(DocumentKey.of(id, store.codecRegistry()));
     Mutator checked = writer == null ? mutator : leavingTheFence(mutator);
     // The lock wait, the update under it and the release share one budget (see Deadline).
-    return Deadline.within(Deadline.after(lockWait.plus(settings.retryPolicy().deadline())),
-        () -> runWithin(id, key, checked, returnAfter));
+    Duration budget = lockWait.plus(settings.retryPolicy().deadline());
+    return Deadline.within(Deadline.after(budget),
+        () -> runWithin(id, target, checked, returnAfter, budget));
   }
 
-  private UpdateOutcome runWithin(Object id, DocumentKey key, Mutator checked,
-      boolean returnAfter) {
+  private UpdateOutcome runWithin(Object id, LockTarget target, Mutator checked,
+      boolean returnAfter, Duration budget) {
     int rejections = 0;
     while (true) {
       try {
-        return once(key, checked, returnAfter).afterFencedRejections(rejections);
+        return once(target, checked, returnAfter, budget).afterFencedRejections(rejections);
       } catch (LockedStore.FenceRefusal e) {
-        if (!e.refuses(this, key)) {
+        if (!e.refuses(this, target.document)) {
           throw e; // a mutator's own (a nested update of another document): unchanged
         }
         // Refused by the fence: a newer holder claimed the document, so this update wrote
@@ -209,7 +211,9 @@ public final class LockedUpdater {
     }
   }
 
-  private UpdateOutcome once(DocumentKey key, Mutator mutator, boolean returnAfter) {
+  private UpdateOutcome once(LockTarget target, Mutator mutator, boolean returnAfter,
+      Duration budget) {
+    DocumentKey key = target.document;
     Holds holds = holding.get();
     if (holds.documents.contains(key)) {
       IllegalStateException nested = new IllegalStateException("a mutator updated _id=" + key
@@ -218,27 +222,27 @@ public final class LockedUpdater {
       listener.onFailure(scope(), key.id(), nested);
       throw nested;
     }
-    LockHandle alreadyHeld = holds.locks.get(lockKey(key));
+    LockHandle alreadyHeld = holds.locks.get(target.lockKey);
     if (alreadyHeld != null) {
       // Nested, of another document with the same lock key: this thread holds that lock, which
       // is not reentrant, so the update runs under it (fenced by its token) rather than wait.
-      return holdingWhile(key, alreadyHeld,
+      return holdingWhile(target, alreadyHeld,
           () -> loop.on(storeFor(key, alreadyHeld)).run(key.id(), mutator, returnAfter));
     }
     if (combiner == null || !holds.documents.isEmpty()) {
       // Off, or a mutator updating another document from inside a hold: alone, since queued
       // it could wait for a leader that waits for this thread.
-      LockHandle lock = acquire(key);
-      return holdingWhile(key, lock, () -> UnderLock.run(lock,
+      LockHandle lock = acquire(target);
+      return holdingWhile(target, lock, () -> UnderLock.run(lock,
           () -> loop.on(storeFor(key, lock)).run(key.id(), mutator, returnAfter)));
     }
     // Queued no longer than the caller's own deadline (set by run) allows.
-    Duration maxWait = Deadline.capWait(lockWait.plus(settings.retryPolicy().deadline()));
+    Duration maxWait = Deadline.capWait(budget);
     try {
-      return combiner.submit(key, new BatchUpdate.Call(mutator, returnAfter), maxWait);
+      return combiner.submit(target, new BatchUpdate.Call(mutator, returnAfter), maxWait);
     } catch (CombineTimeoutException e) {
-      LockTimeoutException timeout = new LockTimeoutException(locks.backend(), lockKey(key),
-          maxWait, combiner.waiting(key));
+      LockTimeoutException timeout = new LockTimeoutException(locks.backend(), target.lockKey,
+          maxWait, combiner.waiting(target));
       listener.onFailure(scope(), key.id(), timeout);
       throw timeout;
     } catch (CombineInterruptedException e) {
@@ -255,13 +259,10 @@ public final class LockedUpdater {
    * is ended by its interrupt.
    */
   private void runBatch(Object k, KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
-    DocumentKey key = (DocumentKey) k;
+    LockTarget target = (LockTarget) k;
+    DocumentKey key = target.document;
     if (batch.size() == 1 && batch.isCallersOwn(0)) {
-      LockHandle lock = acquire(key);
-      holdingWhile(key, lock, () -> UnderLock.run(lock, () -> {
-        batches.on(storeFor(key, lock)).run(key.id(), BatchUpdate.ofCalls(batch));
-        return null;
-      }));
+      runOwn(target, batch);
       return;
     }
     boolean interrupted = Thread.interrupted();
@@ -272,7 +273,7 @@ public final class LockedUpdater {
       LockHandle lock = null;
       while (lock == null) {
         try {
-          lock = locks.acquire(lockKey(key), wait);
+          lock = locks.acquire(target.lockKey, wait);
         } catch (WriteGuardInterruptedException e) {
           Thread.interrupted(); // the service restored the flag: keep it for after the batch
           interrupted = true;
@@ -284,7 +285,7 @@ public final class LockedUpdater {
           // (the combiner answers them), and it is each one's last event. A wait cut by an
           // interrupt and resumed is still reported against the whole lock wait.
           RuntimeException failure = e instanceof LockTimeoutException t && resumed
-              ? new LockTimeoutException(locks.backend(), lockKey(key), lockWait, t.waiters())
+              ? new LockTimeoutException(locks.backend(), target.lockKey, lockWait, t.waiters())
               : e;
           for (int i = 0; i < batch.size(); i++) {
             listener.onFailure(scope(), key.id(), failure);
@@ -293,7 +294,7 @@ public final class LockedUpdater {
         }
       }
       LockHandle held = lock;
-      holdingWhile(key, held, () -> UnderLock.run(held, () -> {
+      holdingWhile(target, held, () -> UnderLock.run(held, () -> {
         batches.on(storeFor(key, held)).run(key.id(), BatchUpdate.ofCalls(batch));
         return null;
       }));
@@ -304,27 +305,52 @@ public final class LockedUpdater {
     }
   }
 
+  /**
+   * The leader's own update alone (the usual case on a quiet document): a lone update under
+   * the lock, run as the batch engine runs a batch of one, {@code onBatch} then the update
+   * loop from when the caller queued, without the engine's machinery for several callers
+   * (their rounds, their deadlines, an interrupt set aside for them). Its interrupt ends it.
+   */
+  private void runOwn(LockTarget target,
+      KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
+    Object id = target.document.id();
+    BatchUpdate.Call call = batch.request(0);
+    LockHandle lock = acquire(target);
+    holdingWhile(target, lock, () -> UnderLock.run(lock, () -> {
+      listener.onBatch(scope(), id, 1);
+      UpdateOutcome outcome;
+      try {
+        outcome = loop.on(storeFor(target.document, lock))
+            .run(id, call.mutator(), call.returnAfter(), batch.submittedNanos(0));
+      } catch (RuntimeException e) {
+        batch.fail(0, e);
+        return null;
+      }
+      batch.succeed(0, outcome);
+      return null;
+    }));
+  }
+
   /** Takes the document's lock for one caller; a failure is that caller's last event. */
-  private LockHandle acquire(DocumentKey key) {
+  private LockHandle acquire(LockTarget target) {
     try {
-      return locks.acquire(lockKey(key), lockWait);
+      return locks.acquire(target.lockKey, lockWait);
     } catch (RuntimeException e) {
-      listener.onFailure(scope(), key.id(), e);
+      listener.onFailure(scope(), target.document.id(), e);
       throw e;
     }
   }
 
-  private <T> T holdingWhile(DocumentKey key, LockHandle lock, Supplier<T> work) {
+  private <T> T holdingWhile(LockTarget target, LockHandle lock, Supplier<T> work) {
     Holds holds = holding.get();
-    String lockKey = lockKey(key);
-    boolean newLock = holds.locks.putIfAbsent(lockKey, lock) == null;
-    holds.documents.add(key);
+    boolean newLock = holds.locks.putIfAbsent(target.lockKey, lock) == null;
+    holds.documents.add(target.document);
     try {
       return work.get();
     } finally {
-      holds.documents.remove(key);
+      holds.documents.remove(target.document);
       if (newLock) {
-        holds.locks.remove(lockKey);
+        holds.locks.remove(target.lockKey);
       }
     }
   }
@@ -335,8 +361,37 @@ public final class LockedUpdater {
     final Map<String, LockHandle> locks = new HashMap<>();
   }
 
-  private String lockKey(DocumentKey key) {
-    return lockPrefix + key.lockText();
+  private LockTarget target(DocumentKey document) {
+    return new LockTarget(document, lockPrefix + document.lockText());
+  }
+
+  /**
+   * A document and its lock key, made once per update: the group-commit queue's key (equal
+   * when the documents are) and what the lock is taken, held and reported under.
+   */
+  private static final class LockTarget {
+    final DocumentKey document;
+    final String lockKey;
+
+    LockTarget(DocumentKey document, String lockKey) {
+      this.document = document;
+      this.lockKey = lockKey;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof LockTarget t && t.document.equals(document);
+    }
+
+    @Override
+    public int hashCode() {
+      return document.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return document.toString();
+    }
   }
 
   private LockedStore storeFor(DocumentKey key, LockHandle lock) {

@@ -144,10 +144,10 @@ public final class VersionPolicy {
       return OptionalLong.empty();
     }
     if (value.isInt64()) {
-      return checked(id, value.asInt64().getValue(), describe(value));
+      return checked(id, value.asInt64().getValue());
     }
     if (value.isInt32()) {
-      return checked(id, value.asInt32().getValue(), describe(value));
+      return checked(id, value.asInt32().getValue());
     }
     InvalidVersionException.Problem problem = value.isNull()
         ? InvalidVersionException.Problem.NULL
@@ -163,8 +163,7 @@ public final class VersionPolicy {
     }
     Object value = document.get(field);
     if (value instanceof Long || value instanceof Integer) {
-      long v = ((Number) value).longValue();
-      return checked(id, v, String.valueOf(v));
+      return checked(id, ((Number) value).longValue());
     }
     if (value == null) {
       throw new InvalidVersionException(id, field, InvalidVersionException.Problem.NULL, "null");
@@ -188,28 +187,28 @@ public final class VersionPolicy {
     return version;
   }
 
-  private OptionalLong checked(Object id, long version, String shown) {
+  /**
+   * An integral version, checked. Its text for the error is made only when it is refused: every
+   * read of every update passes here, almost always with a usable version (an int32 or int64
+   * is shown as its decimal digits either way).
+   */
+  private OptionalLong checked(Object id, long version) {
     if (version < 0) {
       throw new InvalidVersionException(
-          id, field, InvalidVersionException.Problem.NEGATIVE, shown);
+          id, field, InvalidVersionException.Problem.NEGATIVE, Long.toString(version));
     }
     if (version == Long.MAX_VALUE) {
       // One more $inc would overflow; no real document gets here, a corrupted one might.
       throw new InvalidVersionException(
-          id, field, InvalidVersionException.Problem.AT_MAXIMUM, shown);
+          id, field, InvalidVersionException.Problem.AT_MAXIMUM, Long.toString(version));
     }
     return OptionalLong.of(version);
   }
 
+  /** A stored version that is not an integer, as the error shows it. */
   private static String describe(BsonValue value) {
     if (value.isString()) {
       return "string \"" + value.asString().getValue() + "\"";
-    }
-    if (value.isInt32()) {
-      return Integer.toString(value.asInt32().getValue());
-    }
-    if (value.isInt64()) {
-      return Long.toString(value.asInt64().getValue());
     }
     if (value.isDouble()) {
       return "double " + value.asDouble().getValue();

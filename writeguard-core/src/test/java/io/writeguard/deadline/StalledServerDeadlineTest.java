@@ -2,6 +2,7 @@ package io.writeguard.deadline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.client.MongoClient;
@@ -13,6 +14,7 @@ import io.writeguard.counter.ShardedCounter;
 import io.writeguard.idempotency.IdempotencyStore;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.testing.StallingProxy;
@@ -22,9 +24,11 @@ import io.writeguard.update.LockedUpdater;
 import io.writeguard.update.Mutation;
 import io.writeguard.update.RetriesExhaustedException;
 import io.writeguard.update.RetryPolicy;
+import io.writeguard.update.UpdateFailedException;
 import io.writeguard.update.VersionedUpdater;
 import io.writeguard.update.WriteOutcomeUnknownException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -135,6 +139,49 @@ class StalledServerDeadlineTest {
         return Mutation.update(Updates.inc("n", 1));
       }));
       assertThat(t).isInstanceOf(WriteOutcomeUnknownException.class);
+    }
+  }
+
+  /**
+   * A lone locked update's claim, read as the server's bytes, is bounded like every other round
+   * trip: the server stops once the lock is had, and the call ends with the driver's operation
+   * timeout (which only a deadline sets) as its cause, nothing written.
+   */
+  @Test
+  void aLockedUpdateWhoseClaimStallsEndsAtItsDeadlineWithNothingWritten() {
+    try (MongoLeaseLockService leases = MongoLeaseLockService.builder(db, "locks").noCleanup()
+        .build()) {
+      LockService stallingOnceHeld = new LockService() {
+        @Override
+        public LockHandle acquire(String key, Duration waitTimeout) {
+          LockHandle held = leases.acquire(key, waitTimeout);
+          proxy.stall();
+          return held;
+        }
+
+        @Override
+        public Optional<LockHandle> tryAcquire(String key) {
+          return leases.tryAcquire(key);
+        }
+
+        @Override
+        public String backend() {
+          return leases.backend();
+        }
+      };
+      LockedUpdater updater = LockedUpdater.builder(db.getCollection("docs"), stallingOnceHeld)
+          .lockWait(Duration.ofMillis(500)).retryPolicy(RetryPolicy.builder()
+              .deadline(Duration.ofMillis(500)).build()).build();
+      AtomicInteger mutated = new AtomicInteger();
+      Throwable t = catchThrowable(() -> updater.update(1, d -> {
+        mutated.incrementAndGet();
+        return Mutation.update(Updates.inc("n", 1));
+      }));
+      assertThat(t).isInstanceOf(UpdateFailedException.class)
+          .hasCauseInstanceOf(MongoOperationTimeoutException.class);
+      assertThat(mutated).as("the claim never answered").hasValue(0);
+      proxy.resume();
+      assertThat(db.getCollection("docs").find().first()).containsEntry("n", 0);
     }
   }
 

@@ -17,6 +17,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.DocumentCodecProvider;
+import org.bson.codecs.ValueCodecProvider;
+import org.bson.codecs.configuration.CodecConfigurationException;
+import org.bson.codecs.configuration.CodecRegistries;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -136,6 +141,46 @@ class FencedWriterTest {
     assertThatThrownBy(() -> writer.replaceOne(new FixedHandle("k", 9), "r", eq("version", 5L),
         new Document("version", 6L))).isInstanceOf(StaleLockException.class);
     assertThat(data.find().first()).containsEntry("version", 5L);
+  }
+
+  /**
+   * The raw form sends what the decoded one sends and answers the same document as its bytes:
+   * applied and fenced, empty on a miss, stale for an older token (nothing written).
+   */
+  @Test
+  void theRawFindOneAndUpdateIsTheDecodedOneAsBytes() {
+    data.insertOne(new Document("_id", "w").append("n", 1).append("state", "open"));
+    LockHandle lock = new FixedHandle("k", 10);
+    Document decoded = writer.findOneAndUpdate(lock, "w", eq("state", "open"), inc("n", 1))
+        .orElseThrow();
+    RawBsonDocument raw = writer.findOneAndUpdateRaw(lock, "w", eq("state", "open"), inc("n", 1))
+        .orElseThrow();
+    assertThat(decoded).containsEntry("n", 2).containsEntry(Fencing.FIELD, 10L);
+    assertThat(raw).isEqualTo(data.withDocumentClass(RawBsonDocument.class).find().first());
+    assertThat(raw.getInt32("n").getValue()).isEqualTo(3);
+    assertThat(raw.getInt64(Fencing.FIELD).getValue()).isEqualTo(10L);
+
+    assertThat(writer.findOneAndUpdateRaw(lock, "w", eq("state", "closed"), inc("n", 1)))
+        .isEmpty();
+    assertThat(writer.findOneAndUpdateRaw(lock, "gone", null, inc("n", 1))).isEmpty();
+    assertThatThrownBy(() -> writer.findOneAndUpdateRaw(new FixedHandle("k", 9), "w", null,
+        inc("n", 1))).isInstanceOf(StaleLockException.class);
+    assertThat(rejections).containsExactly(9L);
+    assertThat(data.find().first()).containsEntry("n", 3);
+  }
+
+  /** A registry made without the driver's defaults still gets raw answers. */
+  @Test
+  void theRawFormNeedsNoRawCodecInTheCollectionsRegistry() {
+    MongoCollection<Document> plain = data.withCodecRegistry(CodecRegistries.fromProviders(
+        new ValueCodecProvider(), new DocumentCodecProvider()));
+    plain.insertOne(new Document("_id", "p").append("n", 1));
+    assertThatThrownBy(() -> plain.getCodecRegistry().get(RawBsonDocument.class))
+        .as("the registry has no raw codec").isInstanceOf(CodecConfigurationException.class);
+    FencedWriter plainWriter = FencedWriter.of(plain);
+    RawBsonDocument raw = plainWriter.findOneAndUpdateRaw(new FixedHandle("k", 4), "p", null,
+        inc("n", 1)).orElseThrow();
+    assertThat(raw.getInt32("n").getValue()).isEqualTo(2);
   }
 
   @Test

@@ -63,6 +63,25 @@ class VersionPolicyTest {
         .hasMessageContaining("String '3'");
   }
 
+  /** A refused integral version is shown as its digits, whatever its type and form. */
+  @Test
+  void aRefusedIntegralVersionShowsItsDigits() {
+    assertProblem("{version: {$numberLong: '-12'}}", InvalidVersionException.Problem.NEGATIVE,
+        "found: -12");
+    assertProblem("{version: {$numberLong: '9223372036854775807'}}",
+        InvalidVersionException.Problem.AT_MAXIMUM, "found: 9223372036854775807");
+    for (Object negative : java.util.List.of(-3, -3L)) {
+      assertThatThrownBy(() -> policy.versionOf(5, new Document("version", negative)))
+          .hasMessageContaining("found: -3")
+          .extracting(e -> ((InvalidVersionException) e).problem())
+          .isEqualTo(InvalidVersionException.Problem.NEGATIVE);
+    }
+    assertThatThrownBy(() -> policy.versionOf(5, new Document("version", Long.MAX_VALUE)))
+        .hasMessageContaining("found: 9223372036854775807")
+        .extracting(e -> ((InvalidVersionException) e).problem())
+        .isEqualTo(InvalidVersionException.Problem.AT_MAXIMUM);
+  }
+
   private void assertProblem(String json, InvalidVersionException.Problem problem, String text) {
     for (BsonDocument doc : java.util.List.of(json(json), raw(json))) {
       assertThatThrownBy(() -> policy.versionOf(5, doc))
