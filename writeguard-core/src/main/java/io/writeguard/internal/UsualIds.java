@@ -46,16 +46,27 @@ public final class UsualIds {
   private final boolean longs;
   private final boolean integers;
   private final boolean documents;
+  // Built directly by asBson only with the driver's own codec classes: they are not final, and
+  // a subclass of one may write its values otherwise.
+  private final boolean objectIdsAsIs;
+  private final boolean longsAsIs;
+  private final boolean integersAsIs;
 
   private UsualIds(CodecRegistry registry) {
     this.registry = registry;
-    this.objectIds = codec(registry, ObjectId.class) instanceof ObjectIdCodec;
+    Codec<ObjectId> objectIdCodec = codec(registry, ObjectId.class);
+    this.objectIds = objectIdCodec instanceof ObjectIdCodec;
     Codec<String> stringCodec = codec(registry, String.class);
     this.strings = stringCodec instanceof StringCodec;
-    this.stringsAsStrings = stringCodec instanceof StringCodec s
-        && s.getRepresentation() == BsonType.STRING;
-    this.longs = codec(registry, Long.class) instanceof LongCodec;
-    this.integers = codec(registry, Integer.class) instanceof IntegerCodec;
+    this.stringsAsStrings = isExactly(stringCodec, StringCodec.class)
+        && ((StringCodec) stringCodec).getRepresentation() == BsonType.STRING;
+    Codec<Long> longCodec = codec(registry, Long.class);
+    this.longs = longCodec instanceof LongCodec;
+    Codec<Integer> integerCodec = codec(registry, Integer.class);
+    this.integers = integerCodec instanceof IntegerCodec;
+    this.objectIdsAsIs = isExactly(objectIdCodec, ObjectIdCodec.class);
+    this.longsAsIs = isExactly(longCodec, LongCodec.class);
+    this.integersAsIs = isExactly(integerCodec, IntegerCodec.class);
     Codec<Document> documentCodec = codec(registry, Document.class);
     this.documents = documentCodec != null && documentCodec.getClass() == DocumentCodec.class;
   }
@@ -67,6 +78,10 @@ public final class UsualIds {
     } catch (CodecConfigurationException none) {
       return null;
     }
+  }
+
+  private static boolean isExactly(Codec<?> codec, Class<?> type) {
+    return codec != null && codec.getClass() == type;
   }
 
   /** What {@code registry} does with the usual ids. */
@@ -114,23 +129,24 @@ public final class UsualIds {
 
   /**
    * The BSON value {@code id} becomes as a field of a {@code Document} encoded with the
-   * registry, when that is known without encoding it: a usual id, driver's codecs for it and
-   * for {@code Document}, strings as strings. Null otherwise: encode it.
+   * registry, when that is known without encoding it: a usual id, the driver's own codec
+   * classes for it (not a subclass) and for {@code Document}, strings as strings. Null
+   * otherwise: encode it.
    */
   public BsonValue asBson(Object id) {
     if (!documents) {
       return null;
     }
-    if (id instanceof ObjectId o && objectIds) {
+    if (id instanceof ObjectId o && objectIdsAsIs) {
       return new BsonObjectId(o);
     }
     if (id instanceof String s && stringsAsStrings) {
       return new BsonString(s);
     }
-    if (id instanceof Long l && longs) {
+    if (id instanceof Long l && longsAsIs) {
       return new BsonInt64(l);
     }
-    if (id instanceof Integer i && integers) {
+    if (id instanceof Integer i && integersAsIs) {
       return new BsonInt32(i);
     }
     return null;

@@ -6,9 +6,12 @@ import com.mongodb.MongoClientSettings;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.bson.BsonWriter;
 import org.bson.Document;
+import org.bson.codecs.EncoderContext;
 import org.bson.codecs.LongCodec;
 import org.bson.codecs.ObjectIdCodec;
 import org.bson.codecs.StringCodec;
@@ -60,6 +63,25 @@ class UsualIdsTest {
     // still the driver's codec, so keyed as today; only its BSON is left to encoding
     assertThat(UsualIds.of(stringsAsObjectIds).driverEncodes(hex)).isTrue();
     assertThat(UsualIds.of(stringsAsObjectIds).asBson(7L)).isEqualTo(encoded(7L, DEFAULTS));
+  }
+
+  /**
+   * The driver's codec classes are not final: a subclass of one that writes its values
+   * otherwise (here longs as strings) is the application's codec, so the value is what it
+   * encodes, not what the driver's class would.
+   */
+  @Test
+  void aSubclassOfTheDriversCodecHasItsIdsEncoded() {
+    CodecRegistry longsAsText = CodecRegistries.fromRegistries(
+        CodecRegistries.fromCodecs(new LongCodec() {
+          @Override
+          public void encode(BsonWriter writer, Long value, EncoderContext context) {
+            writer.writeString("l:" + value);
+          }
+        }), DEFAULTS);
+    assertThat(UsualIds.of(longsAsText).encode(7L)).isEqualTo(encoded(7L, longsAsText))
+        .isEqualTo(new BsonString("l:7"));
+    assertThat(UsualIds.of(longsAsText).encode(7)).isEqualTo(encoded(7, DEFAULTS));
   }
 
   @Test

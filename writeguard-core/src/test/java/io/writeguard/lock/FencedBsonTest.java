@@ -40,17 +40,23 @@ class FencedBsonTest {
         usable, eq("state", "open"), and(eq("a", "b"), eq("n", 2L)));
     for (CodecRegistry registry : REGISTRIES) {
       for (String field : List.of(Fencing.FIELD, "fence")) {
-        FencedBson bson = new FencedBson(registry, field);
-        for (Object id : IDS) {
-          for (Bson extra : extras) {
-            Bson byId = eq("_id", id);
-            assertSameBson(bson.filter(id, extra, TOKEN), Fencing.fencedFilter(
-                extra == null ? byId : and(byId, extra), field, TOKEN), registry);
-          }
-        }
-        assertSameBson(bson.raise(TOKEN), Updates.max(field, TOKEN), registry);
+        assertFiltersAreTheBuilders(registry, field, IDS, extras);
       }
     }
+  }
+
+  /** Each id's filter with each extra (null: none), and the raise, against the builders'. */
+  static void assertFiltersAreTheBuilders(CodecRegistry registry, String field, List<Object> ids,
+      List<Bson> extras) {
+    FencedBson bson = new FencedBson(registry, field);
+    for (Object id : ids) {
+      for (Bson extra : extras) {
+        Bson byId = eq("_id", id);
+        assertSameBson(bson.filter(id, extra, TOKEN), Fencing.fencedFilter(
+            extra == null ? byId : and(byId, extra), field, TOKEN), registry);
+      }
+    }
+    assertSameBson(bson.raise(TOKEN), Updates.max(field, TOKEN), registry);
   }
 
   @Test

@@ -32,20 +32,7 @@ class MongoLockCommandsTest {
       MongoLockCommands commands = new MongoLockCommands(registry);
       for (String[] call : List.of(new String[] {"orders:42", "node-a", "9f3c.1k"},
           new String[] {"k", "you", "x.7"})) {
-        String key = call[0];
-        String owner = call[1];
-        String attempt = call[2];
-        assertSameBson(commands.takeFilter(key, owner, attempt),
-            and(eq("_id", key), or(eq(MongoLockStore.OWNER, null),
-                MongoLockCommands.expiredFor(0), and(eq(MongoLockStore.OWNER, owner),
-                    eq(MongoLockStore.ATTEMPT, attempt)))), registry);
-        assertSameBson(commands.takeUpdate(owner, attempt, 30_000L, 32L),
-            combine(set(MongoLockStore.OWNER, owner), set(MongoLockStore.ATTEMPT, attempt),
-                set(MongoLockStore.LEASE_MS, 30_000L), inc(MongoLockStore.TOKEN, 32L),
-                currentDate(MongoLockStore.ACQUIRED_AT), currentDate(MongoLockStore.RENEWED_AT),
-                setOnInsert(MongoLockStore.FRESH, true)), registry);
-        assertSameBson(commands.ours(key, owner, attempt), and(eq("_id", key),
-            eq(MongoLockStore.OWNER, owner), eq(MongoLockStore.ATTEMPT, attempt)), registry);
+        assertPerCallCommandsAreTheBuilders(registry, call[0], call[1], call[2]);
       }
       assertSameBson(commands.release(), combine(set(MongoLockStore.OWNER, null),
           currentDate(MongoLockStore.RELEASED_AT)), registry);
@@ -53,6 +40,23 @@ class MongoLockCommandsTest {
       assertSameBson(commands.releaseProjection(), Projections.include(MongoLockStore.ACQUIRED_AT,
           MongoLockStore.CONTENDED_AT), registry);
     }
+  }
+
+  /** The take's filter and update and the holder's filter, against the builders'. */
+  static void assertPerCallCommandsAreTheBuilders(CodecRegistry registry, String key,
+      String owner, String attempt) {
+    MongoLockCommands commands = new MongoLockCommands(registry);
+    assertSameBson(commands.takeFilter(key, owner, attempt),
+        and(eq("_id", key), or(eq(MongoLockStore.OWNER, null),
+            MongoLockCommands.expiredFor(0), and(eq(MongoLockStore.OWNER, owner),
+                eq(MongoLockStore.ATTEMPT, attempt)))), registry);
+    assertSameBson(commands.takeUpdate(owner, attempt, 30_000L, 32L),
+        combine(set(MongoLockStore.OWNER, owner), set(MongoLockStore.ATTEMPT, attempt),
+            set(MongoLockStore.LEASE_MS, 30_000L), inc(MongoLockStore.TOKEN, 32L),
+            currentDate(MongoLockStore.ACQUIRED_AT), currentDate(MongoLockStore.RENEWED_AT),
+            setOnInsert(MongoLockStore.FRESH, true)), registry);
+    assertSameBson(commands.ours(key, owner, attempt), and(eq("_id", key),
+        eq(MongoLockStore.OWNER, owner), eq(MongoLockStore.ATTEMPT, attempt)), registry);
   }
 
   /** The shared parts are sent as they are: building commands never changes them. */
