@@ -105,6 +105,8 @@ final class NetworkFaults {
         holeEnd[0] = injected.recoveryFrom();
         return injected;
       });
+      ServeFaults.awaitRecovery(strategies, history, holeEnd[0],
+          s -> serveRecoveryBound(settings, s), "serve");
       stop.set(true);
       for (Thread t : threads) {
         t.join(120_000);
@@ -113,10 +115,25 @@ final class NetworkFaults {
         List<Op> ops = history.ops().stream().filter(o -> o.strategy().equals(strategy)).toList();
         rows.add(bed.checker().check("blackhole", Load.SERVE_WORKLOAD, strategy, ops,
             FinalState.read(docs, Load.docId(Load.SERVE_WORKLOAD, strategy)),
-            new Recovery(holeEnd[0], settings.bound(strategy).toMillis(), ""), List.of()));
+            new Recovery(holeEnd[0], serveRecoveryBound(settings, strategy).toMillis(), ""),
+            List.of()));
       }
       return rows;
     }
+  }
+
+  /**
+   * The recovery bound of a serve row: the operation bound, but for mongo-lock one serve lease +
+   * lock wait + slack, as after {@code serve-kill}: the hole is on MongoDB, so a release sent
+   * into it is lost and the lock frees itself only when its lease runs out (the documented
+   * fallback). The other strategies' locks (Redis, serve's in-process lock for adaptive) are
+   * released as usual.
+   */
+  static Duration serveRecoveryBound(ChaosSettings settings, String strategy) {
+    if (strategy.equals("mongo-lock")) {
+      return ServeFaults.SERVE_LEASE.plus(settings.lockWait()).plus(ChaosSettings.SLACK);
+    }
+    return settings.bound(strategy);
   }
 
   private static Injected blackHole(Testbed bed) throws InterruptedException {

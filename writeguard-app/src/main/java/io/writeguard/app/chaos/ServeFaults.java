@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -114,7 +115,7 @@ final class ServeFaults {
     }
     Duration recoveryBound = kill ? SERVE_LEASE.plus(settings.lockWait()).plus(ChaosSettings.SLACK)
         : settings.lockWait().plus(ChaosSettings.SLACK);
-    awaitSurvivorRecovery(strategies, history, signalledAt, recoveryBound);
+    awaitRecovery(strategies, history, signalledAt, s -> recoveryBound, "survivor");
     Thread.sleep(settings.phase().toMillis());
     stopAt.set(System.currentTimeMillis());
     for (Thread t : threads) {
@@ -184,14 +185,20 @@ final class ServeFaults {
     return lock == null || lock.getString("owner") == null ? "" : lock.getString("owner");
   }
 
-  /** Waits until every strategy had an acknowledged survivor request sent after the signal. */
-  private static void awaitSurvivorRecovery(List<String> strategies, History history, long from,
-      Duration bound) throws InterruptedException {
-    long deadline = from + bound.toMillis() + ChaosSettings.SLACK.toMillis();
+  /**
+   * Waits until every strategy had an acknowledged request of a client named {@code client...}
+   * sent at or after {@code from}, or until the latest of their recovery bounds (plus slack)
+   * has passed: the load keeps running long enough for a recovery to be seen.
+   */
+  static void awaitRecovery(List<String> strategies, History history, long from,
+      Function<String, Duration> boundOf, String client) throws InterruptedException {
+    long longest = strategies.stream().mapToLong(s -> boundOf.apply(s).toMillis()).max()
+        .orElse(0);
+    long deadline = from + longest + ChaosSettings.SLACK.toMillis();
     while (System.currentTimeMillis() < deadline) {
       List<Op> ops = history.ops();
       boolean all = strategies.stream().allMatch(s -> ops.stream().anyMatch(o ->
-          o.strategy().equals(s) && o.client().startsWith("survivor")
+          o.strategy().equals(s) && o.client().startsWith(client)
               && o.outcome() == Op.Outcome.ACK && o.startMillis() >= from));
       if (all) {
         return;
