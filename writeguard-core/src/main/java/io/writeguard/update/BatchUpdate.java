@@ -258,11 +258,12 @@ final class BatchUpdate {
   }
 
   private void runBatch(Object id, Requests requests) {
-    listener.onBatch(scope, id, requests.size());
     if (requests.size() == 1 && requests.isCallersOwn(0)) {
-      runAlone(id, requests); // the leader's own update alone is a lone update, bit for bit
+      // the leader's own update alone is a lone update, bit for bit
+      runAlone(loop, listener, scope, id, requests);
       return;
     }
+    listener.onBatch(scope, id, requests.size());
     BatchCallers callers = new BatchCallers(id, requests, loop, listener, scope, ticker);
     int retries = 0;
     while (!callers.pending.isEmpty()) {
@@ -285,7 +286,14 @@ final class BatchUpdate {
     return earliest;
   }
 
-  private void runAlone(Object id, Requests requests) {
+  /**
+   * A batch whose one request is the leader's own, run as a lone update: {@code onBatch}, then
+   * {@code loop} from when the caller queued. The one path for it, also taken by a lock holder
+   * that runs its own update under the lock without a batch engine of its own.
+   */
+  static void runAlone(UpdateLoop loop, WriteGuardListener listener, OperationScope scope,
+      Object id, Requests requests) {
+    listener.onBatch(scope, id, 1);
     UpdateOutcome outcome;
     try {
       outcome = loop.run(id, requests.mutator(0), requests.returnAfter(0),

@@ -313,20 +313,10 @@ public final class LockedUpdater {
    */
   private void runOwn(LockTarget target,
       KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
-    Object id = target.document.id();
-    BatchUpdate.Call call = batch.request(0);
     LockHandle lock = acquire(target);
     holdingWhile(target, lock, () -> UnderLock.run(lock, () -> {
-      listener.onBatch(scope(), id, 1);
-      UpdateOutcome outcome;
-      try {
-        outcome = loop.on(storeFor(target.document, lock))
-            .run(id, call.mutator(), call.returnAfter(), batch.submittedNanos(0));
-      } catch (RuntimeException e) {
-        batch.fail(0, e);
-        return null;
-      }
-      batch.succeed(0, outcome);
+      BatchUpdate.runAlone(loop.on(storeFor(target.document, lock)), listener, scope(),
+          target.document.id(), BatchUpdate.ofCalls(batch));
       return null;
     }));
   }
