@@ -9,6 +9,7 @@ import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.update.BatchCallers.Caller;
 import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
@@ -278,8 +279,8 @@ final class BatchUpdate {
     }
   }
 
-  private static Deadline roundDeadline(List<Caller> pending) {
-    Deadline earliest = pending.get(0).deadline;
+  private static Deadline roundDeadline(Deque<Caller> pending) {
+    Deadline earliest = pending.getFirst().deadline;
     for (Caller c : pending) {
       earliest = c.deadline.earlier(earliest);
     }
@@ -311,7 +312,7 @@ final class BatchUpdate {
    * An interrupt of the leader cuts the backoff short but fails nobody (see {@link #run}).
    */
   private void backOffOrGiveUp(BatchCallers callers, List<Caller> retried, int retries) {
-    List<Caller> pending = callers.pending;
+    Deque<Caller> pending = callers.pending;
     Duration backoff = retry.backoff(retries,
         random != null ? random : ThreadLocalRandom.current());
     long now = ticker.nanoTime();

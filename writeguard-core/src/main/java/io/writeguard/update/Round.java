@@ -2,6 +2,7 @@ package io.writeguard.update;
 
 import io.writeguard.update.BatchCallers.Caller;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.OptionalLong;
 import org.bson.BsonDocument;
@@ -10,7 +11,6 @@ import org.bson.BsonInt64;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
 import org.bson.codecs.BsonDocumentCodec;
-import org.bson.codecs.DecoderContext;
 import org.bson.conversions.Bson;
 
 /**
@@ -42,6 +42,7 @@ import org.bson.conversions.Bson;
  * or a write that matches nothing, is answered by {@link RoundFailures}.
  */
 final class Round {
+  private static final BsonDocumentCodec BSON_DOCUMENTS = new BsonDocumentCodec();
   private final BatchUpdate batch;
   private final BatchCallers callers;
   private final RoundFailures failures;
@@ -69,7 +70,7 @@ final class Round {
    * the callers to retry after a backoff (empty: go on at once, if any remain).
    */
   List<Caller> run() {
-    List<Caller> pending = callers.pending;
+    Deque<Caller> pending = callers.pending;
     RawBsonDocument current;
     try {
       batch.setInterruptAside();
@@ -111,7 +112,6 @@ final class Round {
       if (c.alone && !joined.isEmpty()) {
         break;
       }
-      OptionalLong shown = writers == 0 ? expected : OptionalLong.of(base + writers);
       Mutation mutation;
       BsonDocument update = null;
       Throwable thrown = null;
@@ -124,7 +124,9 @@ final class Round {
         if (mutation instanceof Mutation.Update u) {
           update = batch.loop.checkedUpdate(u.update());
         } else if (mutation instanceof Mutation.Replace r) {
-          batch.loop.checkReplacement(r.replacement(), working.get("_id"), shown);
+          // the version the caller was shown: as read, or as the earlier writers left it
+          batch.loop.checkReplacement(r.replacement(), working.get("_id"),
+              writers == 0 ? expected : OptionalLong.of(base + writers));
         }
       } catch (RuntimeException | Error e) { // an Error too fails only its own caller
         mutation = null;
@@ -271,15 +273,13 @@ final class Round {
   }
 
   private static BsonDocument mutable(RawBsonDocument raw) {
-    return new BsonDocumentCodec().decode(
-        new BsonDocumentReader(raw), DecoderContext.builder().build());
+    return BSON_DOCUMENTS.decode(new BsonDocumentReader(raw), RoundDocuments.DECODING);
   }
 
   private Document asDocument(BsonDocument doc) {
     if (batch.encodesBsonValues) {
       return new Document(doc);
     }
-    return batch.documentCodec.decode(new BsonDocumentReader(doc),
-        DecoderContext.builder().build());
+    return batch.documentCodec.decode(new BsonDocumentReader(doc), RoundDocuments.DECODING);
   }
 }

@@ -42,6 +42,9 @@ import org.bson.types.Symbol;
  * Confined to the thread running the round.
  */
 final class RoundDocuments {
+  /** The driver's decoder context holds no state: one serves every decode of a round. */
+  static final DecoderContext DECODING = DecoderContext.builder().build();
+
   private final Codec<Document> codec;
   private BsonDocument lastState;
   /**
@@ -60,7 +63,7 @@ final class RoundDocuments {
   /** A private copy of {@code state}, decoded as the store's codec decodes it. */
   Document copyOf(BsonDocument state) {
     if (!fieldByField) {
-      return codec.decode(new CopyingReader(state), DecoderContext.builder().build());
+      return codec.decode(new CopyingReader(state), DECODING);
     }
     decode(state);
     Document copy = new Document();
@@ -94,7 +97,7 @@ final class RoundDocuments {
     }
     if (changed != null) {
       decoded.putAll(
-          codec.decode(new BsonDocumentReader(changed), DecoderContext.builder().build()));
+          codec.decode(new BsonDocumentReader(changed), DECODING));
     }
     lastState = state;
   }
@@ -104,7 +107,7 @@ final class RoundDocuments {
     BsonDocument alone = new BsonDocument(key, value);
     Document one = codec.decode(
         handedOut ? new CopyingReader(alone) : new BsonDocumentReader(alone),
-        DecoderContext.builder().build());
+        DECODING);
     return one.get(key);
   }
 
