@@ -1,8 +1,7 @@
 package io.writeguard.version;
 
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.Updates;
+import io.writeguard.internal.CheckedUpdate;
 import io.writeguard.internal.Checks;
 import java.util.Locale;
 import java.util.Objects;
@@ -113,19 +112,25 @@ public final class VersionPolicy {
    * version, but it must move it, so that a versioned read-change-write that read the document
    * before it sees a conflict and re-reads, instead of writing back what it read.
    *
+   * <p>Checked here when the driver's default codecs render {@code update}; one holding a value
+   * only the collection's codecs encode (a UUID under a configured representation, a class with
+   * a codec of your own) is checked when the write renders it, with those codecs, and the
+   * write throws the exceptions below before sending anything.
+   *
    * @throws VersionFieldException if {@code update} writes the version field itself
    * @throws IllegalArgumentException if {@code update} is not a document of update operators
    */
   public Bson raising(Bson update) {
     Objects.requireNonNull(update, "update");
+    return CheckedUpdate.of(update, increment(), this::checkRaisable);
+  }
+
+  private void checkRaisable(BsonDocument update) {
     VersionGuard.of(this).checkUpdate(update);
-    BsonDocument rendered = update.toBsonDocument(BsonDocument.class,
-        MongoClientSettings.getDefaultCodecRegistry());
-    if (rendered.isEmpty() || !rendered.getFirstKey().startsWith("$")) {
+    if (update.isEmpty() || !update.getFirstKey().startsWith("$")) {
       throw new IllegalArgumentException("update must be a document of update operators"
-          + " ($set, $inc, ...), was " + rendered.toJson());
+          + " ($set, $inc, ...), was " + update.toJson());
     }
-    return Updates.combine(update, increment());
   }
 
   /**

@@ -1,0 +1,66 @@
+package io.writeguard.internal;
+
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.model.Updates;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.bson.BsonDocument;
+import org.bson.codecs.configuration.CodecConfigurationException;
+import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.conversions.Bson;
+
+/**
+ * An update the library adds operators to ({@code $inc} of a version, {@code $max} of a fence)
+ * after checking what it writes, built before anyone knows the collection it is for.
+ *
+ * <p>Why. Checking means rendering, and rendering needs codecs. The driver's defaults render
+ * most updates, so those are checked at once and a bad one is refused where it is built. But
+ * an update may hold a value only the collection's codecs encode: a UUID under the
+ * representation the application configured (the defaults refuse to guess one), a class with
+ * a codec of the application's own. Such an update is checked when the write renders it, with
+ * the collection's codecs: the same check, its exception thrown by the write before anything
+ * is sent. Not API.
+ */
+public final class CheckedUpdate implements Bson {
+  private final Bson update;
+  private final Bson added;
+  private final Consumer<BsonDocument> check;
+
+  private CheckedUpdate(Bson update, Bson added, Consumer<BsonDocument> check) {
+    this.update = update;
+    this.added = added;
+    this.check = check;
+  }
+
+  /**
+   * {@code update} combined with {@code added}, {@code check}ed on {@code update} as rendered:
+   * now with the driver's default codecs, or, if a value needs the collection's, when the
+   * write renders it with those.
+   *
+   * @throws RuntimeException whatever {@code check} throws, when it runs now
+   */
+  public static Bson of(Bson update, Bson added, Consumer<BsonDocument> check) {
+    Objects.requireNonNull(update, "update");
+    BsonDocument rendered;
+    try {
+      rendered = update.toBsonDocument(BsonDocument.class,
+          MongoClientSettings.getDefaultCodecRegistry());
+    } catch (CodecConfigurationException needsTheCollectionsCodecs) {
+      return new CheckedUpdate(update, added, check);
+    }
+    check.accept(rendered);
+    return Updates.combine(update, added);
+  }
+
+  @Override
+  public <T> BsonDocument toBsonDocument(Class<T> documentClass, CodecRegistry registry) {
+    BsonDocument rendered = update.toBsonDocument(BsonDocument.class, registry);
+    check.accept(rendered);
+    return Updates.combine(rendered, added).toBsonDocument(documentClass, registry);
+  }
+
+  @Override
+  public String toString() {
+    return "CheckedUpdate{update=" + update + ", added=" + added + "}";
+  }
+}
