@@ -5,8 +5,8 @@ import static com.mongodb.client.model.Filters.eq;
 import static com.mongodb.client.model.Filters.lte;
 import static com.mongodb.client.model.Filters.or;
 
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.model.Updates;
+import io.writeguard.internal.CheckedUpdate;
 import io.writeguard.internal.Checks;
 import java.util.Map;
 import java.util.Objects;
@@ -59,13 +59,18 @@ public final class Fencing {
   /**
    * As {@link #fencedUpdate(Bson, long)} with a fence field of your own.
    *
+   * <p>Checked here when the driver's default codecs render {@code update}; one holding a value
+   * only the collection's codecs encode (a UUID under a configured representation, a class with
+   * a codec of your own) is checked when the write renders it, with those codecs, and the write
+   * throws before sending anything.
+   *
    * @throws IllegalArgumentException if {@code update} already writes the fence field
    */
   public static Bson fencedUpdate(Bson update, String fenceField, long token) {
     Objects.requireNonNull(update, "update must not be null");
     checkField(fenceField);
-    checkLeavesFence(render(update), fenceField);
-    return Updates.combine(update, Updates.max(fenceField, token));
+    return CheckedUpdate.of(update, Updates.max(fenceField, token),
+        rendered -> checkLeavesFence(rendered, fenceField));
   }
 
   /**
@@ -130,9 +135,5 @@ public final class Fencing {
           + " every holder and _id never does");
     }
     return fenceField;
-  }
-
-  private static BsonDocument render(Bson bson) {
-    return bson.toBsonDocument(BsonDocument.class, MongoClientSettings.getDefaultCodecRegistry());
   }
 }
