@@ -1,6 +1,7 @@
 package io.writeguard.spring;
 
 import io.writeguard.WriteGuardInterruptedException;
+import io.writeguard.internal.Deadline;
 import io.writeguard.internal.LockArguments;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockHandle;
@@ -22,7 +23,8 @@ import java.util.function.Supplier;
  * <p>Connecting is tried at most once per {@link #RETRY_AFTER}: calls in between fail at once
  * with the last failure, so a store that is down is not asked to connect by every caller.
  * While one caller connects, the others wait for it no longer than they would wait for the lock
- * itself: {@code acquire} up to its wait timeout, {@code tryAcquire} not at all (both then fail
+ * itself: {@code acquire} up to its wait timeout or the caller's deadline
+ * ({@code Deadlines.within}), whichever comes first, {@code tryAcquire} not at all (both then fail
  * with a {@link LockBackendException} saying the service is still connecting). A connect that
  * fails because its caller was interrupted is that caller's
  * {@link WriteGuardInterruptedException} (flag kept), not a failure of the store: nobody else
@@ -54,7 +56,11 @@ public final class LazyLockService implements LockService {
     // The caller's value, checked before any connect; one too long for nanos waits "forever".
     long waitNanos = LockArguments.checkTimeoutNanos(waitTimeout);
     long start = System.nanoTime();
-    LockService d = connected(waitTimeout, waitNanos);
+    // Another caller's connect is waited for as the lock would be: cut to the caller's own
+    // deadline, if it has one (the connected service cuts the lock wait itself).
+    Duration connectWait = Deadline.capWait(waitTimeout);
+    LockService d = connected(connectWait, connectWait == waitTimeout
+        ? waitNanos : Math.max(0, connectWait.toNanos()));
     Duration left = waitTimeout.minusNanos(System.nanoTime() - start);
     // A connect that used the whole wait still leaves the caller its one try at the key, as a
     // wait cut to nothing by a deadline does.

@@ -1,0 +1,93 @@
+package io.writeguard.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.writeguard.deadline.Deadlines;
+import io.writeguard.lock.LocalLockService;
+import io.writeguard.lock.LockBackendException;
+import io.writeguard.lock.LockHandle;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A caller with a deadline of its own ({@link Deadlines#within}) waits for another caller's
+ * connect no longer than that deadline, as it waits for a lock no longer than it: its lock
+ * wait may be far longer.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LazyLockServiceDeadlineTest {
+
+  @Test
+  void waitingForAnotherCallersConnectEndsAtTheCallersDeadline() throws Exception {
+    CountDownLatch connecting = new CountDownLatch(1);
+    CountDownLatch connectMayEnd = new CountDownLatch(1);
+    LocalLockService local = LocalLockService.create();
+    LazyLockService lazy = new LazyLockService("redis", () -> {
+      connecting.countDown();
+      awaitQuietly(connectMayEnd);
+      return local;
+    });
+    CompletableFuture<LockHandle> first = CompletableFuture.supplyAsync(
+        () -> lazy.acquire("a", Duration.ofSeconds(30)));
+    assertThat(connecting.await(10, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<Throwable> second = CompletableFuture.supplyAsync(() -> {
+      try {
+        Deadlines.within(Duration.ofMillis(200), () -> lazy.acquire("b", Duration.ofSeconds(30)));
+        return null;
+      } catch (RuntimeException e) {
+        return e;
+      }
+    });
+    try {
+      // answered while the connect is still under way: by its own deadline, not its 30 s wait
+      assertThat(second.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(LockBackendException.class)
+          .hasMessageContaining("still connecting");
+    } finally {
+      connectMayEnd.countDown();
+    }
+    first.get(10, TimeUnit.SECONDS).close();
+    lazy.close();
+  }
+
+  @Test
+  void aCallerWithoutADeadlineStillWaitsItsWholeLockWaitForTheConnect() throws Exception {
+    CountDownLatch connecting = new CountDownLatch(1);
+    CountDownLatch connectMayEnd = new CountDownLatch(1);
+    LocalLockService local = LocalLockService.create();
+    LazyLockService lazy = new LazyLockService("redis", () -> {
+      connecting.countDown();
+      awaitQuietly(connectMayEnd);
+      return local;
+    });
+    CompletableFuture<LockHandle> first = CompletableFuture.supplyAsync(
+        () -> lazy.acquire("a", Duration.ofSeconds(30)));
+    assertThat(connecting.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<LockHandle> second = CompletableFuture.supplyAsync(
+        () -> lazy.acquire("b", Duration.ofSeconds(30)));
+    Thread.sleep(300); // longer than the other test's deadline: this one is still waiting
+    assertThat(second).isNotDone();
+
+    connectMayEnd.countDown();
+    second.get(10, TimeUnit.SECONDS).close();
+    first.get(10, TimeUnit.SECONDS).close();
+    lazy.close();
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, TimeUnit.SECONDS)) {
+        throw new AssertionError("the test's gate never opened");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+}
