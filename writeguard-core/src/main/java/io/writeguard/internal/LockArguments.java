@@ -34,6 +34,19 @@ public final class LockArguments {
   }
 
   /**
+   * The wait a lock service gives a caller who asked for {@code requested}: cut to the calling
+   * thread's {@link Deadline} if that comes first (a lock wait and the work under the lock
+   * share the caller's budget), and never less than one try at the key.
+   *
+   * @throws IllegalArgumentException if {@code requested} is not positive: the caller's own
+   *     value is checked before any cut
+   */
+  public static Duration waitFor(Duration requested) {
+    checkTimeoutNanos(requested);
+    return atLeastOneTry(Deadline.capWait(requested));
+  }
+
+  /**
    * The wait left, or one try at the key when nothing is left (a deadline or a slow connect
    * used it up): a held key then times out, it is never a bad argument.
    */

@@ -146,8 +146,7 @@ public final class LeaseLockEngine {
     LockArguments.checkKey("key", key, maxKeyLength);
     LockArguments.checkTimeoutNanos(requestedWait);
     checkOpen();
-    Duration capped = Deadline.capWait(requestedWait);
-    Duration waitTimeout = LockArguments.atLeastOneTry(capped);
+    Duration waitTimeout = LockArguments.waitFor(requestedWait);
     long timeoutNanos = LockArguments.checkTimeoutNanos(waitTimeout);
     return Deadline.within(Deadline.after(waitTimeout),
         () -> acquireWithin(key, waitTimeout, timeoutNanos));

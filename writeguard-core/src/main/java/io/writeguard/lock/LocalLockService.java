@@ -75,13 +75,15 @@ public final class LocalLockService implements LockService {
   }
 
   /**
-   * Waits up to {@code waitTimeout} (measured on the builder's ticker) for {@code key}, in FIFO
-   * order with every other waiter for it. The timeout error names the key, the timeout and how
-   * many callers were queued for the key when this one gave up, itself included.
+   * Waits up to {@code requestedWait} (measured on the builder's ticker), or to the calling
+   * thread's deadline if that comes first, for {@code key}, in FIFO order with every other
+   * waiter for it. The timeout error names the key, the wait and how many callers were queued
+   * for the key when this one gave up, itself included.
    */
   @Override
-  public LockHandle acquire(String key, Duration waitTimeout) {
+  public LockHandle acquire(String key, Duration requestedWait) {
     LockArguments.checkKey("key", key, maxKeyLength);
+    Duration waitTimeout = LockArguments.waitFor(requestedWait);
     long timeoutNanos = LockArguments.checkTimeoutNanos(waitTimeout);
     if (Thread.interrupted()) {
       throw interrupted(key);

@@ -111,7 +111,8 @@ public final class PathLockService implements LockService {
 
   /**
    * Locks all of {@code paths} of {@code documentKey} at once, waiting up to
-   * {@code waitTimeout} (on the builder's ticker). The timeout error names the document and
+   * {@code waitTimeout} (on the builder's ticker), or to the calling thread's deadline if that
+   * comes first. The timeout error names the document and
    * paths, the timeout and how many requests were queued on the document, this one included.
    *
    * @throws IllegalArgumentException if {@code paths} is empty or holds null, the key is blank or
@@ -161,7 +162,8 @@ public final class PathLockService implements LockService {
   }
 
   /** {@code documentKey} has been checked by the caller. */
-  private PathLockHandle acquire(String documentKey, PathSet paths, Duration waitTimeout) {
+  private PathLockHandle acquire(String documentKey, PathSet paths, Duration requestedWait) {
+    Duration waitTimeout = LockArguments.waitFor(requestedWait); // cut to the caller's deadline
     long timeoutNanos = LockArguments.checkTimeoutNanos(waitTimeout);
     if (Thread.interrupted()) {
       throw interrupted(documentKey, paths);
