@@ -1,7 +1,6 @@
 package io.writeguard.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.writeguard.deadline.Deadlines;
 import io.writeguard.lock.LocalLockService;
@@ -22,23 +21,38 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LazyLockServiceDeadlineTest {
 
+  /** A lazy service whose first caller is inside its connect until {@link #connectEnds}. */
+  private static final class ConnectUnderWay {
+    final CountDownLatch connectMayEnd = new CountDownLatch(1);
+    final LazyLockService lazy;
+    final CompletableFuture<LockHandle> first;
+
+    ConnectUnderWay() throws InterruptedException {
+      CountDownLatch connecting = new CountDownLatch(1);
+      LocalLockService local = LocalLockService.create();
+      lazy = new LazyLockService("redis", () -> {
+        connecting.countDown();
+        awaitQuietly(connectMayEnd);
+        return local;
+      });
+      first = CompletableFuture.supplyAsync(() -> lazy.acquire("a", Duration.ofSeconds(30)));
+      assertThat(connecting.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    void connectEnds() throws Exception {
+      connectMayEnd.countDown();
+      first.get(10, TimeUnit.SECONDS).close();
+    }
+  }
+
   @Test
   void waitingForAnotherCallersConnectEndsAtTheCallersDeadline() throws Exception {
-    CountDownLatch connecting = new CountDownLatch(1);
-    CountDownLatch connectMayEnd = new CountDownLatch(1);
-    LocalLockService local = LocalLockService.create();
-    LazyLockService lazy = new LazyLockService("redis", () -> {
-      connecting.countDown();
-      awaitQuietly(connectMayEnd);
-      return local;
-    });
-    CompletableFuture<LockHandle> first = CompletableFuture.supplyAsync(
-        () -> lazy.acquire("a", Duration.ofSeconds(30)));
-    assertThat(connecting.await(10, TimeUnit.SECONDS)).isTrue();
+    ConnectUnderWay connect = new ConnectUnderWay();
 
     CompletableFuture<Throwable> second = CompletableFuture.supplyAsync(() -> {
       try {
-        Deadlines.within(Duration.ofMillis(200), () -> lazy.acquire("b", Duration.ofSeconds(30)));
+        Deadlines.within(Duration.ofMillis(200),
+            () -> connect.lazy.acquire("b", Duration.ofSeconds(30)));
         return null;
       } catch (RuntimeException e) {
         return e;
@@ -50,34 +64,22 @@ class LazyLockServiceDeadlineTest {
           .isInstanceOf(LockBackendException.class)
           .hasMessageContaining("still connecting");
     } finally {
-      connectMayEnd.countDown();
+      connect.connectEnds();
     }
-    first.get(10, TimeUnit.SECONDS).close();
-    lazy.close();
+    connect.lazy.close();
   }
 
   @Test
   void aCallerWithoutADeadlineStillWaitsItsWholeLockWaitForTheConnect() throws Exception {
-    CountDownLatch connecting = new CountDownLatch(1);
-    CountDownLatch connectMayEnd = new CountDownLatch(1);
-    LocalLockService local = LocalLockService.create();
-    LazyLockService lazy = new LazyLockService("redis", () -> {
-      connecting.countDown();
-      awaitQuietly(connectMayEnd);
-      return local;
-    });
-    CompletableFuture<LockHandle> first = CompletableFuture.supplyAsync(
-        () -> lazy.acquire("a", Duration.ofSeconds(30)));
-    assertThat(connecting.await(10, TimeUnit.SECONDS)).isTrue();
+    ConnectUnderWay connect = new ConnectUnderWay();
     CompletableFuture<LockHandle> second = CompletableFuture.supplyAsync(
-        () -> lazy.acquire("b", Duration.ofSeconds(30)));
+        () -> connect.lazy.acquire("b", Duration.ofSeconds(30)));
     Thread.sleep(300); // longer than the other test's deadline: this one is still waiting
     assertThat(second).isNotDone();
 
-    connectMayEnd.countDown();
+    connect.connectEnds();
     second.get(10, TimeUnit.SECONDS).close();
-    first.get(10, TimeUnit.SECONDS).close();
-    lazy.close();
+    connect.lazy.close();
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
