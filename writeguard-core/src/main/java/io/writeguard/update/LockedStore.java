@@ -68,19 +68,22 @@ final class LockedStore implements Store {
    * The claim's filter is rendered to BSON there rather than on every claim: it is a tree of a
    * dozen operators whose values the driver would look up in the codec registry one by one
    * each time (about 6 KB and several microseconds per lone update); the BSON sent is the same.
-   * Immutable: nothing changes the rendered filter (the driver's filters only read the
-   * documents they are built from).
+   * The claim's {@code $inc} of the version is made once there too (the fenced writer copies
+   * it into each claim's update and adds the fence's {@code $max}, never changing it).
+   * Immutable: nothing changes the rendered filter or the increment (the driver's filters only
+   * read the documents they are built from).
    *
    * @param owner the updater whose batches the stores serve, named in their refusals
    * @param writer the fenced writer, null: unfenced
    */
   record Shared(MongoStore plain, Object owner, FencedWriter writer, VersionPolicy versions,
-      boolean versioned, Bson claimFilter) {
+      boolean versioned, Bson claimFilter, Bson claimIncrement) {
 
     static Shared of(MongoStore plain, Object owner, FencedWriter writer,
         VersionPolicy versions, boolean versioned) {
       return new Shared(plain, owner, writer, versions, versioned,
-          versions.usableFilter().toBsonDocument(BsonDocument.class, plain.codecRegistry()));
+          versions.usableFilter().toBsonDocument(BsonDocument.class, plain.codecRegistry()),
+          versions.increment());
     }
   }
 
@@ -127,7 +130,7 @@ final class LockedStore implements Store {
       // The claimed document as the server sent it: the loop reads its version from the bytes
       // and decodes the mutator's copy from them, so a decoded Document is never needed here.
       Optional<RawBsonDocument> claimed = fenced(() ->
-          writer.findOneAndUpdateRaw(lock, readId, shared.claimFilter(), versions.increment()));
+          writer.findOneAndUpdateRaw(lock, readId, shared.claimFilter(), shared.claimIncrement()));
       if (claimed.isPresent()) {
         return claimed.get();
       }

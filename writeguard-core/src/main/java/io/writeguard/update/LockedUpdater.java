@@ -20,11 +20,9 @@ import io.writeguard.lock.UnderLock;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -89,6 +87,8 @@ public final class LockedUpdater {
   private final boolean versioned;
   private final KeyedCombiner<BatchUpdate.Call, UpdateOutcome> combiner; // null: off
   private final Duration lockWait;
+  /** One call's budget, made once; null if it overflows (see {@link #budget()}). */
+  private final Duration budget;
   private final String lockPrefix;
   private final UpdaterSettings settings;
   private final WriteGuardListener listener;
@@ -100,6 +100,7 @@ public final class LockedUpdater {
     this.store = new MongoStore(b.collection);
     this.locks = b.locks;
     this.lockWait = b.lockWait;
+    this.budget = budgetOnce(lockWait, settings.retryPolicy().deadline());
     this.lockPrefix = b.lockPrefix != null ? b.lockPrefix : store.collectionName() + ":";
     this.listener = WriteGuardListener.safe(settings.listener());
     this.versioned = b.versionFilter;
@@ -185,9 +186,25 @@ public final class LockedUpdater {
     LockTarget target = target(DocumentKey.of(id, store.codecRegistry()));
     Mutator checked = writer == null ? mutator : leavingTheFence(mutator);
     // The lock wait, the update under it and the release share one budget (see Deadline).
-    Duration budget = lockWait.plus(settings.retryPolicy().deadline());
+    Duration budget = budget();
     return Deadline.within(Deadline.after(budget),
         () -> runWithin(id, target, checked, returnAfter, budget));
+  }
+
+  /**
+   * The lock wait plus the retry policy's deadline. A lock wait so long that the sum overflows
+   * fails each call with the {@link ArithmeticException}, as it always has, not the build.
+   */
+  private Duration budget() {
+    return budget != null ? budget : lockWait.plus(settings.retryPolicy().deadline());
+  }
+
+  private static Duration budgetOnce(Duration lockWait, Duration deadline) {
+    try {
+      return lockWait.plus(deadline);
+    } catch (ArithmeticException e) {
+      return null;
+    }
   }
 
   private UpdateOutcome runWithin(Object id, LockTarget target, Mutator checked,
@@ -222,7 +239,7 @@ public final class LockedUpdater {
       listener.onFailure(scope(), key.id(), nested);
       throw nested;
     }
-    LockHandle alreadyHeld = holds.locks.get(target.lockKey);
+    LockHandle alreadyHeld = holds.lock(target.lockKey);
     if (alreadyHeld != null) {
       // Nested, of another document with the same lock key: this thread holds that lock, which
       // is not reentrant, so the update runs under it (fenced by its token) rather than wait.
@@ -333,22 +350,40 @@ public final class LockedUpdater {
 
   private <T> T holdingWhile(LockTarget target, LockHandle lock, Supplier<T> work) {
     Holds holds = holding.get();
-    boolean newLock = holds.locks.putIfAbsent(target.lockKey, lock) == null;
+    boolean newLock = holds.lock(target.lockKey) == null;
+    if (newLock) {
+      holds.lockKeys.add(target.lockKey);
+      holds.locks.add(lock);
+    }
     holds.documents.add(target.document);
     try {
       return work.get();
     } finally {
       holds.documents.remove(target.document);
       if (newLock) {
-        holds.locks.remove(target.lockKey);
+        int i = holds.lockKeys.lastIndexOf(target.lockKey);
+        holds.lockKeys.remove(i);
+        holds.locks.remove(i);
       }
     }
   }
 
-  /** The documents, and the locks, this thread holds through this updater (nested updates). */
+  /**
+   * The documents, and the locks by key, this thread holds through this updater (nested
+   * updates). Lists, not a set and a map: they hold as many entries as updates are nested on
+   * the thread (one, nearly always), and a list adds and removes one without allocating.
+   * A document is never in twice (a nested update of it is refused first), nor a lock key.
+   */
   private static final class Holds {
-    final Set<DocumentKey> documents = new HashSet<>();
-    final Map<String, LockHandle> locks = new HashMap<>();
+    final List<DocumentKey> documents = new ArrayList<>(2);
+    final List<String> lockKeys = new ArrayList<>(2);
+    final List<LockHandle> locks = new ArrayList<>(2);
+
+    /** The lock this thread holds under {@code lockKey}, or null. */
+    LockHandle lock(String lockKey) {
+      int i = lockKeys.indexOf(lockKey);
+      return i < 0 ? null : locks.get(i);
+    }
   }
 
   private LockTarget target(DocumentKey document) {

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.writeguard.Sleeper;
+import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.FakeTime;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -125,5 +127,56 @@ class LeaseLockEngineTest {
     assertThatThrownBy(held::close).isInstanceOf(WriteGuardInterruptedException.class);
     assertThat(Thread.interrupted()).as("the flag was kept (and is cleared here)").isTrue();
     assertThat(engine.tryAcquire("k")).as("the local turn was passed on").hasValueSatisfying(LockHandle::close);
+  }
+
+  /**
+   * The pacer (a task that keeps new lease timers from waking the scheduler) changes no timer:
+   * with it running, every held lease is still renewed every renewInterval and a released one
+   * no more, lease after lease.
+   */
+  @Test
+  void withThePacerEveryHeldLeaseIsStillRenewedAndAReleasedOneNoMore() {
+    AtomicInteger renewals = new AtomicInteger();
+    LeaseStore counting = new ForwardingStore(store) {
+      @Override
+      public boolean renew(String key, String owner, String attempt, Grant grant) {
+        renewals.incrementAndGet();
+        return super.renew(key, owner, attempt, grant);
+      }
+    };
+    engine = new LeaseLockEngine(new LeaseLockEngine.Settings("memory", "a", Duration.ofSeconds(30),
+        Duration.ofMillis(100), 32, Duration.ofMillis(200), 256, time.ticker(), Sleeper.system(),
+        WriteGuardListener.NOOP), counting);
+    for (int lease = 0; lease < 3; lease++) {
+      LockHandle held = engine.acquire("k", Duration.ofSeconds(5));
+      assertThat(engine.pacing()).as("paced from the first lease on").isTrue();
+      int before = renewals.get();
+      await().atMost(Duration.ofSeconds(10)).until(() -> renewals.get() >= before + 2);
+      assertThat(held.isLost()).isFalse();
+      held.close();
+      int atRelease = renewals.get();
+      sleepMillis(350); // three renewal intervals
+      assertThat(renewals.get()).as("renewed after its release").isLessThanOrEqualTo(atRelease + 1);
+    }
+  }
+
+  /** Timers shorter than 100 ms (test settings) run without a pacer; a lease is lost as before. */
+  @Test
+  void shortTimersRunWithoutAPacerAndALeaseStillRunsOut() {
+    engine = new LeaseLockEngine(new LeaseLockEngine.Settings("memory", "a", Duration.ofMillis(50), null,
+        32, Duration.ofMillis(200), 256, Ticker.system(), Sleeper.system(), WriteGuardListener.NOOP), store);
+    LockHandle held = engine.acquire("k", Duration.ofSeconds(5));
+    assertThat(engine.pacing()).isFalse();
+    await().atMost(Duration.ofSeconds(10)).until(held::isLost);
+    held.close();
+  }
+
+  private static void sleepMillis(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
   }
 }
