@@ -20,6 +20,7 @@ import io.writeguard.lock.UnderLock;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -87,7 +88,7 @@ public final class LockedUpdater {
   private final boolean versioned;
   private final KeyedCombiner<BatchUpdate.Call, UpdateOutcome> combiner; // null: off
   private final Duration lockWait;
-  /** One call's budget, made once; null if it overflows (see {@link #budget()}). */
+  /** One call's budget: the lock wait plus the retry policy's deadline (see {@link #run}). */
   private final Duration budget;
   private final String lockPrefix;
   private final UpdaterSettings settings;
@@ -100,7 +101,7 @@ public final class LockedUpdater {
     this.store = new MongoStore(b.collection);
     this.locks = b.locks;
     this.lockWait = b.lockWait;
-    this.budget = budgetOnce(lockWait, settings.retryPolicy().deadline());
+    this.budget = sumOrForever(lockWait, settings.retryPolicy().deadline());
     this.lockPrefix = b.lockPrefix != null ? b.lockPrefix : store.collectionName() + ":";
     this.listener = WriteGuardListener.safe(settings.listener());
     this.versioned = b.versionFilter;
@@ -186,24 +187,19 @@ public final class LockedUpdater {
     LockTarget target = target(DocumentKey.of(id, store.codecRegistry()));
     Mutator checked = writer == null ? mutator : leavingTheFence(mutator);
     // The lock wait, the update under it and the release share one budget (see Deadline).
-    Duration budget = budget();
     return Deadline.within(Deadline.after(budget),
         () -> runWithin(id, target, checked, returnAfter, budget));
   }
 
   /**
-   * The lock wait plus the retry policy's deadline. A lock wait so long that the sum overflows
-   * fails each call with the {@link ArithmeticException}, as it always has, not the build.
+   * {@code a + b}, or the longest {@link Duration} when that does not fit: a lock wait that long
+   * ({@code ChronoUnit.FOREVER}) waits as if forever, as every lock service takes it.
    */
-  private Duration budget() {
-    return budget != null ? budget : lockWait.plus(settings.retryPolicy().deadline());
-  }
-
-  private static Duration budgetOnce(Duration lockWait, Duration deadline) {
+  private static Duration sumOrForever(Duration a, Duration b) {
     try {
-      return lockWait.plus(deadline);
-    } catch (ArithmeticException e) {
-      return null;
+      return a.plus(b);
+    } catch (ArithmeticException forever) {
+      return ChronoUnit.FOREVER.getDuration();
     }
   }
 

@@ -24,6 +24,7 @@ import io.writeguard.update.LockedTesting.ScriptedLocks;
 import io.writeguard.version.InvalidVersionException;
 import io.writeguard.version.VersionPolicy;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -275,6 +276,16 @@ class LockedUpdaterRegressionTest {
     // LockArguments: "durations too long for a long wait forever"; the builder accepts it too.
     LockedUpdater updater = builder(LocalLockService.create())
         .lockWait(Duration.ofDays(365L * 1000)).build();
+    assertThat(updater.update("d", c -> replaced(c, "x")).written()).isTrue();
+  }
+
+  @Test
+  void theLongestLockWaitADurationHoldsWaitsAsIfForever() {
+    real.insertOne(new Document("_id", "d").append("n", 0L).append("log", List.of())
+        .append("version", 0L));
+    // "forever" as java.time spells it: the wait plus the update's deadline must not overflow
+    LockedUpdater updater = builder(LocalLockService.create())
+        .lockWait(ChronoUnit.FOREVER.getDuration()).build();
     assertThat(updater.update("d", c -> replaced(c, "x")).written()).isTrue();
   }
 
