@@ -12,15 +12,15 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Why it exists. A bounded view is the collection with a timeout, built afresh for every
  * operation: a copy of the collection and of its timeout settings, about half a kilobyte an
  * operation. Calls that start with the same budget and do not wait (the usual update, which
- * meets nobody) ask for the same few bounds time after time (the time left, a millisecond or
- * two less as calls take longer), so a view made for one serves the next. A view is immutable
+ * meets nobody) ask for the same few bounds time after time (the time left, some milliseconds
+ * less as calls queue or take longer), so a view made for one serves the next. A view is immutable
  * and carries nothing but its timeout, so the one kept is the one a fresh call would build. The
  * views are kept by their bound's last bits ({@value #KEPT} each for reads and for writes, so
  * that neighbouring bounds do not push each other out); one of another bound is built as
  * before and kept in place of the one in its place.
  */
 public final class BoundedViews<T> {
-  static final int KEPT = 8;
+  static final int KEPT = 32;
 
   private final MongoCollection<T> collection;
   private final AtomicReferenceArray<View<T>> reads = new AtomicReferenceArray<>(KEPT);

@@ -45,6 +45,8 @@ public final class Deadline {
   public static final Duration OUTCOME_GRACE = Duration.ofMillis(250);
 
   private static final long MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  // Cleared by setting null, never removed: a get() on a thread without an entry adds one
+  // anyway, so removing it made every call add and drop an entry. A null value holds nothing.
   private static final ThreadLocal<Deadline> CURRENT = new ThreadLocal<>();
 
   private final long atNanos;
@@ -124,11 +126,7 @@ public final class Deadline {
 
   /** Gives the thread back the deadline {@link #enter} returned (none when null). */
   public static void restore(Deadline outer) {
-    if (outer == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(outer);
-    }
+    CURRENT.set(outer);
   }
 
   /**
@@ -138,11 +136,7 @@ public final class Deadline {
    */
   public static <T> T replacing(Deadline deadline, Supplier<T> work) {
     Deadline outer = CURRENT.get();
-    if (deadline == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(deadline);
-    }
+    CURRENT.set(deadline);
     try {
       return work.get();
     } finally {
