@@ -330,15 +330,26 @@ final class UpdateLoop {
 
   /** A checked user update plus {@code $inc: {version: 1}}; {@code user} is not changed. */
   BsonDocument withIncrement(BsonDocument user) {
-    BsonDocument merged = new BsonDocument();
+    BsonDocument merged = sized(user.size() + 1);
     merged.putAll(user);
-    BsonDocument inc = new BsonDocument();
+    BsonDocument inc;
     if (user.containsKey("$inc")) {
-      inc.putAll(user.getDocument("$inc"));
+      BsonDocument given = user.getDocument("$inc");
+      inc = sized(given.size() + 1);
+      inc.putAll(given);
+    } else {
+      inc = sized(1);
     }
-    inc.put(versions.field(), new BsonInt64(1));
+    inc.put(versions.field(), ONE);
     merged.put("$inc", inc);
     return merged;
+  }
+
+  private static final BsonInt64 ONE = new BsonInt64(1); // immutable, so shared
+
+  /** An empty document whose map holds {@code entries} without growing (not the default 16). */
+  private static BsonDocument sized(int entries) {
+    return new BsonDocument(entries * 4 / 3 + 1);
   }
 
   /**
