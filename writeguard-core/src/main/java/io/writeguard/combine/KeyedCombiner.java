@@ -310,8 +310,8 @@ public final class KeyedCombiner<T, R> {
 
   /** Wakes the first queued caller when nobody leads, so it can lead. */
   private void signalNext(Slot<T, R> slot) {
-    if (slot.leading.get()) {
-      return; // the leader signals when it stops
+    if (slot.leading.get() || slot.queue.isEmpty()) {
+      return; // the leader signals when it stops; an empty queue has no one to wake
     }
     for (Waiter<T, R> w : slot.queue) {
       if (w.state.get() == PENDING) {
