@@ -258,17 +258,36 @@ public final class KeyedCombiner<T, R> {
   }
 
   private List<Waiter<T, R>> take(Slot<T, R> slot) {
+    Waiter<T, R> first = takeNext(slot);
+    if (first == null) {
+      return List.of();
+    }
+    if (maxBatch == 1 || slot.queue.isEmpty()) {
+      return List.of(first); // alone, as most callers are: no list to grow
+    }
     List<Waiter<T, R>> taken = new ArrayList<>(Math.min(maxBatch, 16));
+    taken.add(first);
     while (taken.size() < maxBatch) {
-      Waiter<T, R> head = slot.queue.poll(); // only the leader polls
-      if (head == null) {
+      Waiter<T, R> next = takeNext(slot);
+      if (next == null) {
         break;
       }
-      if (head.state.compareAndSet(PENDING, TAKEN)) {
-        taken.add(head);
-      }
+      taken.add(next);
     }
     return taken;
+  }
+
+  /** The oldest queued request no one withdrew, now taken; null when there is none. */
+  private Waiter<T, R> takeNext(Slot<T, R> slot) {
+    while (true) {
+      Waiter<T, R> head = slot.queue.poll(); // only the leader polls
+      if (head == null) {
+        return null;
+      }
+      if (head.state.compareAndSet(PENDING, TAKEN)) {
+        return head;
+      }
+    }
   }
 
   private void run(Object key, List<Waiter<T, R>> taken) {
@@ -291,8 +310,8 @@ public final class KeyedCombiner<T, R> {
 
   /** Wakes the first queued caller when nobody leads, so it can lead. */
   private void signalNext(Slot<T, R> slot) {
-    if (slot.leading.get()) {
-      return; // the leader signals when it stops
+    if (slot.leading.get() || slot.queue.isEmpty()) {
+      return; // the leader signals when it stops; an empty queue has no one to wake
     }
     for (Waiter<T, R> w : slot.queue) {
       if (w.state.get() == PENDING) {

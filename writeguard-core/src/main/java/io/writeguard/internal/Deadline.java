@@ -45,6 +45,8 @@ public final class Deadline {
   public static final Duration OUTCOME_GRACE = Duration.ofMillis(250);
 
   private static final long MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  // Cleared by setting null, never removed: a get() on a thread without an entry adds one
+  // anyway, so removing it made every call add and drop an entry. A null value holds nothing.
   private static final ThreadLocal<Deadline> CURRENT = new ThreadLocal<>();
 
   private final long atNanos;
@@ -102,7 +104,29 @@ public final class Deadline {
     if (deadline == null) {
       return work.get();
     }
-    return replacing(deadline.earlier(CURRENT.get()), work);
+    Deadline outer = enter(deadline);
+    try {
+      return work.get();
+    } finally {
+      restore(outer);
+    }
+  }
+
+  /**
+   * {@link #within(Deadline, Supplier)} without a lambda, for a hot path: makes
+   * {@code deadline} (or the thread's current one, if earlier) the thread's deadline and returns
+   * the one it had, which the caller must give to {@link #restore} in a {@code finally}.
+   */
+  public static Deadline enter(Deadline deadline) {
+    Objects.requireNonNull(deadline, "deadline");
+    Deadline outer = CURRENT.get();
+    CURRENT.set(deadline.earlier(outer));
+    return outer;
+  }
+
+  /** Gives the thread back the deadline {@link #enter} returned (none when null). */
+  public static void restore(Deadline outer) {
+    CURRENT.set(outer);
   }
 
   /**
@@ -112,19 +136,11 @@ public final class Deadline {
    */
   public static <T> T replacing(Deadline deadline, Supplier<T> work) {
     Deadline outer = CURRENT.get();
-    if (deadline == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(deadline);
-    }
+    CURRENT.set(deadline);
     try {
       return work.get();
     } finally {
-      if (outer == null) {
-        CURRENT.remove();
-      } else {
-        CURRENT.set(outer);
-      }
+      restore(outer);
     }
   }
 
@@ -146,8 +162,8 @@ public final class Deadline {
    * (at least 1 ms), for reads and waits; {@code collection} itself when there is none.
    */
   public static <T> MongoCollection<T> bounded(MongoCollection<T> collection) {
-    Deadline deadline = CURRENT.get();
-    return deadline == null ? collection : withTimeout(collection, deadline.leftNanos());
+    long millis = boundMillis(false);
+    return millis == UNBOUNDED ? collection : withTimeoutMillis(collection, millis);
   }
 
   /**
@@ -155,9 +171,24 @@ public final class Deadline {
    * outcome the caller must learn; {@code collection} itself when there is no deadline.
    */
   public static <T> MongoCollection<T> boundedWrite(MongoCollection<T> collection) {
+    long millis = boundMillis(true);
+    return millis == UNBOUNDED ? collection : withTimeoutMillis(collection, millis);
+  }
+
+  /** What {@link #boundMillis} answers when the thread has no deadline. */
+  static final long UNBOUNDED = 0;
+
+  /**
+   * The timeout, in the milliseconds the driver is given, of an operation bounded by the
+   * thread's deadline: the time left (plus {@link #OUTCOME_GRACE} for a write), at least 1;
+   * {@link #UNBOUNDED} when there is no deadline.
+   */
+  static long boundMillis(boolean write) {
     Deadline deadline = CURRENT.get();
-    return deadline == null ? collection
-        : withTimeout(collection, deadline.leftNanos() + OUTCOME_GRACE.toNanos());
+    if (deadline == null) {
+      return UNBOUNDED;
+    }
+    return millis(deadline.leftNanos() + (write ? OUTCOME_GRACE.toNanos() : 0));
   }
 
   /**
@@ -225,8 +256,8 @@ public final class Deadline {
 
   // The driver's experimental client-side operation timeout on a collection (the database's
   // and the transaction's are set above, in this class too).
-  private static <T> MongoCollection<T> withTimeout(MongoCollection<T> collection, long nanos) {
-    return collection.withTimeout(millis(nanos), TimeUnit.MILLISECONDS);
+  static <T> MongoCollection<T> withTimeoutMillis(MongoCollection<T> collection, long millis) {
+    return collection.withTimeout(millis, TimeUnit.MILLISECONDS);
   }
 
   /** At least 1 ms: the driver reads 0 as "no limit". */

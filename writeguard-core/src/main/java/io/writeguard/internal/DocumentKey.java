@@ -41,12 +41,17 @@ public final class DocumentKey {
   private static final int MAX_PLAIN_LOCK_TEXT = 64;
 
   private final Object id;
-  private final String canonical;
-  private final String lockText;
+  // The key compared: an ObjectId ('o') or a string ('s') as it is, since their canonical
+  // texts would only wrap them; for any other id its canonical text ('*'). Every path to a
+  // key of the same document (usual or encoded) gives the same kind and body.
+  private final char kind;
+  private final Object body;
+  private String lockText; // made on first use for an ObjectId; racy, but always the same text
 
-  private DocumentKey(Object id, String canonical, String lockText) {
+  private DocumentKey(Object id, char kind, Object body, String lockText) {
     this.id = id;
-    this.canonical = canonical;
+    this.kind = kind;
+    this.body = body;
     this.lockText = lockText;
   }
 
@@ -65,9 +70,22 @@ public final class DocumentKey {
       return usual;
     }
     BsonValue value = ids.encode(id);
-    StringBuilder canonical = new StringBuilder();
-    append(canonical, value);
-    return new DocumentKey(id, canonical.toString(), lockText(value, canonical));
+    switch (value.getBsonType()) {
+      case OBJECT_ID:
+        return new DocumentKey(id, 'o', value.asObjectId().getValue(), null);
+      case STRING:
+        return stringKey(id, value.asString().getValue());
+      case SYMBOL: // one _id with the string of the same text
+        return stringKey(id, value.asSymbol().getSymbol());
+      default:
+        StringBuilder canonical = new StringBuilder();
+        append(canonical, value);
+        return new DocumentKey(id, '*', canonical.toString(), lockText(value, canonical));
+    }
+  }
+
+  private static DocumentKey stringKey(Object id, String s) {
+    return new DocumentKey(id, 's', s, s);
   }
 
   /** The id as the caller gave it. */
@@ -77,7 +95,12 @@ public final class DocumentKey {
 
   /** The id's text in a lock key (see the class comment). */
   public String lockText() {
-    return lockText;
+    String text = lockText;
+    if (text == null) {
+      text = ((ObjectId) body).toHexString();
+      lockText = text;
+    }
+    return text;
   }
 
   /**
@@ -86,13 +109,7 @@ public final class DocumentKey {
    * number's exact expansion can run to a thousand digits).
    */
   private static String lockText(BsonValue value, CharSequence canonical) {
-    switch (value.getBsonType()) {
-      case OBJECT_ID:
-        return value.asObjectId().getValue().toHexString();
-      case STRING:
-        return value.asString().getValue();
-      case SYMBOL:
-        return value.asSymbol().getSymbol(); // one _id with the string of the same text
+    switch (value.getBsonType()) { // an ObjectId, a string or a symbol has a key of its own kind
       case INT32, INT64, DOUBLE, DECIMAL128:
         BigDecimal exact = exact(value);
         if (exact != null && exact.scale() <= 0) {
@@ -210,12 +227,12 @@ public final class DocumentKey {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof DocumentKey k && k.canonical.equals(canonical);
+    return o instanceof DocumentKey k && k.kind == kind && k.body.equals(body);
   }
 
   @Override
   public int hashCode() {
-    return canonical.hashCode();
+    return 31 * kind + body.hashCode();
   }
 
   /**
@@ -229,18 +246,13 @@ public final class DocumentKey {
       return null;
     }
     if (id instanceof String s) {
-      return new DocumentKey(id, s.length() + ":" + s, s, 's');
+      return stringKey(id, s);
     }
     if (id instanceof ObjectId o) {
-      String hex = o.toHexString();
-      return new DocumentKey(id, hex, hex, 'o');
+      return new DocumentKey(id, 'o', o, null);
     }
     String digits = id.toString(); // a Long or an Integer
-    return new DocumentKey(id, digits + ";", digits, '#');
-  }
-
-  private DocumentKey(Object id, String canonicalBody, String lockText, char type) {
-    this(id, type + canonicalBody, lockText);
+    return new DocumentKey(id, '*', "#" + digits + ";", digits);
   }
 
   /** The id as given, for messages. */

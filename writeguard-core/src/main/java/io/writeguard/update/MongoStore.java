@@ -7,7 +7,9 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.result.UpdateResult;
+import io.writeguard.internal.BoundedViews;
 import io.writeguard.internal.Deadline;
+import io.writeguard.internal.OneCopyRawCodec;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -18,9 +20,10 @@ import org.bson.conversions.Bson;
 /**
  * {@link Store} on a driver collection. Reads come back as {@link RawBsonDocument}: immutable
  * bytes the loop decodes into a private {@link Document} for each use, so nothing the mutator
- * does to its copy can leak into what the loop reports. Every operation is bounded by the
- * calling thread's {@link Deadline} (a write by the time left plus its grace). Thread-safe (the
- * driver's collection is).
+ * does to its copy can leak into what the loop reports ({@link OneCopyRawCodec} copies each
+ * from the reply once). Every operation is bounded by the calling thread's {@link Deadline} (a
+ * write by the time left plus its grace; {@link BoundedViews} reuses the bounded collection
+ * while the bound is the same). Thread-safe (the driver's collection is).
  */
 final class MongoStore implements Store {
   // The driver's default for findOneAndUpdate is BEFORE; a CAS caller wants what it wrote.
@@ -34,7 +37,8 @@ final class MongoStore implements Store {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MongoStore.class);
 
   private final MongoCollection<Document> collection;
-  private final MongoCollection<RawBsonDocument> raw;
+  private final BoundedViews<Document> documents;
+  private final BoundedViews<RawBsonDocument> raw;
   private final io.writeguard.Ticker ticker;
   private volatile WriteConstraints constraints;
   private volatile long constraintsReadAt;
@@ -46,7 +50,8 @@ final class MongoStore implements Store {
   /** @param ticker when the collection's unique indexes are read again */
   MongoStore(MongoCollection<Document> collection, io.writeguard.Ticker ticker) {
     this.collection = collection;
-    this.raw = collection.withDocumentClass(RawBsonDocument.class);
+    this.documents = new BoundedViews<>(collection);
+    this.raw = new BoundedViews<>(OneCopyRawCodec.rawView(collection));
     this.ticker = ticker;
   }
 
@@ -94,12 +99,12 @@ final class MongoStore implements Store {
 
   @Override
   public RawBsonDocument read(Object id) {
-    return Deadline.bounded(raw).find(Filters.eq("_id", id)).first();
+    return raw.forRead().find(Filters.eq("_id", id)).first();
   }
 
   @Override
   public RawBsonDocument probe(Object id, String versionField) {
-    return Deadline.bounded(raw).find(Filters.eq("_id", id))
+    return raw.forRead().find(Filters.eq("_id", id))
         .projection(Projections.include("_id", versionField))
         .first();
   }
@@ -108,20 +113,20 @@ final class MongoStore implements Store {
   public WriteResult update(Bson filter, BsonDocument update, boolean returnAfter) {
     if (returnAfter) {
       Document after =
-          Deadline.boundedWrite(collection).findOneAndUpdate(filter, update, UPDATE_AFTER);
+          documents.forWrite().findOneAndUpdate(filter, update, UPDATE_AFTER);
       return after == null ? WriteResult.MISSED : new WriteResult(true, after);
     }
-    return matched(Deadline.boundedWrite(collection).updateOne(filter, update));
+    return matched(documents.forWrite().updateOne(filter, update));
   }
 
   @Override
   public WriteResult replace(Bson filter, Document replacement, boolean returnAfter) {
     if (returnAfter) {
       Document after =
-          Deadline.boundedWrite(collection).findOneAndReplace(filter, replacement, REPLACE_AFTER);
+          documents.forWrite().findOneAndReplace(filter, replacement, REPLACE_AFTER);
       return after == null ? WriteResult.MISSED : new WriteResult(true, after);
     }
-    return matched(Deadline.boundedWrite(collection).replaceOne(filter, replacement));
+    return matched(documents.forWrite().replaceOne(filter, replacement));
   }
 
   private static WriteResult matched(UpdateResult result) {

@@ -120,8 +120,12 @@ final class UpdateLoop {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(mutator, "mutator");
     // Every round trip of the call gets the time left before its deadline (see Deadline).
-    return Deadline.within(deadlineOf(startNanos),
-        () -> runWithin(id, mutator, returnAfter, startNanos));
+    Deadline outer = Deadline.enter(deadlineOf(startNanos));
+    try {
+      return runWithin(id, mutator, returnAfter, startNanos);
+    } finally {
+      Deadline.restore(outer);
+    }
   }
 
   /** The deadline, on the driver's clock, of a call that started at {@code startNanos}. */
@@ -182,14 +186,20 @@ final class UpdateLoop {
         : versions.missingFilter(call.id);
     // $inc by 1 on a missing field creates it as 1, so adoption writes version 1.
     long next = expected.orElse(0) + 1;
-    Store.WriteResult result;
+    BsonDocument update = null;
+    Document replacement = null;
     if (mutation instanceof Mutation.Update) {
-      BsonDocument update = withIncrement(((Mutation.Update) mutation).update());
-      result = write(call, expected, () -> store.update(filter, update, returnAfter));
+      update = withIncrement(((Mutation.Update) mutation).update());
     } else {
-      Document replacement =
+      replacement =
           versionedReplacement(((Mutation.Replace) mutation).replacement(), current, expected, next);
-      result = write(call, expected, () -> store.replace(filter, replacement, returnAfter));
+    }
+    Store.WriteResult result;
+    try {
+      result = update != null ? store.update(filter, update, returnAfter)
+          : store.replace(filter, replacement, returnAfter);
+    } catch (RuntimeException e) {
+      result = failedWrite(call, expected, e);
     }
     if (result == null) {
       return null; // transient, nothing written
@@ -203,29 +213,22 @@ final class UpdateLoop {
     return missed(call);
   }
 
-  private interface WriteCall {
-    Store.WriteResult run();
-  }
-
-  private Store.WriteResult write(Call call, OptionalLong expected, WriteCall write) {
-    try {
-      return write.run();
-    } catch (RuntimeException e) {
-      String coll = store.collectionName();
-      switch (MongoErrors.classifyWrite(e)) {
-        case DUPLICATE_KEY:
-          throw new DuplicateKeyWriteException(coll, call.id, call.attempt, call.elapsed(), e);
-        case DOCUMENT_VALIDATION:
-          throw new DocumentValidationException(coll, call.id, call.attempt, call.elapsed(), e);
-        case OUTCOME_UNKNOWN:
-          throw new WriteOutcomeUnknownException(
-              coll, call.id, call.attempt, call.elapsed(), expected.orElse(0), e);
-        case NOT_APPLIED_TRANSIENT:
-          transientFailure(call, e);
-          return null;
-        default:
-          throw permanent(call, "failed with an error that is not retried", e);
-      }
+  /** A write that threw: the typed error, or null when it was transient and is retried. */
+  private Store.WriteResult failedWrite(Call call, OptionalLong expected, RuntimeException e) {
+    String coll = store.collectionName();
+    switch (MongoErrors.classifyWrite(e)) {
+      case DUPLICATE_KEY:
+        throw new DuplicateKeyWriteException(coll, call.id, call.attempt, call.elapsed(), e);
+      case DOCUMENT_VALIDATION:
+        throw new DocumentValidationException(coll, call.id, call.attempt, call.elapsed(), e);
+      case OUTCOME_UNKNOWN:
+        throw new WriteOutcomeUnknownException(
+            coll, call.id, call.attempt, call.elapsed(), expected.orElse(0), e);
+      case NOT_APPLIED_TRANSIENT:
+        transientFailure(call, e);
+        return null;
+      default:
+        throw permanent(call, "failed with an error that is not retried", e);
     }
   }
 
@@ -327,15 +330,26 @@ final class UpdateLoop {
 
   /** A checked user update plus {@code $inc: {version: 1}}; {@code user} is not changed. */
   BsonDocument withIncrement(BsonDocument user) {
-    BsonDocument merged = new BsonDocument();
+    BsonDocument merged = sized(user.size() + 1);
     merged.putAll(user);
-    BsonDocument inc = new BsonDocument();
+    BsonDocument inc;
     if (user.containsKey("$inc")) {
-      inc.putAll(user.getDocument("$inc"));
+      BsonDocument given = user.getDocument("$inc");
+      inc = sized(given.size() + 1);
+      inc.putAll(given);
+    } else {
+      inc = sized(1);
     }
-    inc.put(versions.field(), new BsonInt64(1));
+    inc.put(versions.field(), ONE);
     merged.put("$inc", inc);
     return merged;
+  }
+
+  private static final BsonInt64 ONE = new BsonInt64(1); // immutable, so shared
+
+  /** An empty document whose map holds {@code entries} without growing (not the default 16). */
+  private static BsonDocument sized(int entries) {
+    return new BsonDocument(entries * 4 / 3 + 1);
   }
 
   /**

@@ -74,6 +74,25 @@ class DeadlineTest {
   }
 
   @Test
+  void enterAndRestoreNestAsWithinDoes() {
+    Deadline outer = Deadline.after(Duration.ofSeconds(1));
+    Deadline none = Deadline.enter(outer);
+    assertThat(none).isNull();
+    assertThat(Deadline.current()).isSameAs(outer);
+    Deadline was = Deadline.enter(Deadline.after(Duration.ofHours(1)));
+    assertThat(Deadline.current()).as("never lengthened").isSameAs(outer);
+    Deadline.restore(was);
+    Deadline inner = Deadline.after(Duration.ofMillis(10));
+    was = Deadline.enter(inner);
+    assertThat(Deadline.current()).as("shortened").isSameAs(inner);
+    Deadline.restore(was);
+    assertThat(Deadline.current()).isSameAs(outer);
+    Deadline.restore(none);
+    assertThat(Deadline.current()).isNull();
+    assertThatThrownBy(() -> Deadline.enter(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
   void noDeadlineLeavesTheCollectionAndTheCommandTimeoutAsTheyAre() {
     MongoCollection<Document> docs = TestMongo.freshDatabase("DeadlineTest").getCollection("n");
     assertThat(Deadline.bounded(docs)).isSameAs(docs);

@@ -337,6 +337,18 @@ class UpdateLoopTest {
   }
 
   @Test
+  void theIncrementKeepsTheCallersOperatorsInTheirOrder() {
+    BsonDocument withInc = BsonDocument.parse("{$set: {a: 1}, $inc: {count: 2}, $max: {m: 3}}");
+    BsonDocument without = BsonDocument.parse("{$max: {m: 3}, $set: {a: 1}}");
+    updater(attempts(3)).update(1, current -> Mutation.update(withInc));
+    updater(attempts(3)).update(1, current -> Mutation.update(without));
+    assertThat(store.updates.get(0).toJson()).isEqualTo(BsonDocument.parse("{$set: {a: 1},"
+        + " $inc: {count: 2, version: {$numberLong: '1'}}, $max: {m: 3}}").toJson());
+    assertThat(store.updates.get(1).toJson()).isEqualTo(BsonDocument.parse("{$max: {m: 3},"
+        + " $set: {a: 1}, $inc: {version: {$numberLong: '1'}}}").toJson());
+  }
+
+  @Test
   void aReplacementGetsTheNextVersionOnACopy() {
     Document mine = new Document("_id", 1).append("name", "new").append("version", 5L);
     UpdateOutcome outcome = updater(attempts(3)).update(1, current -> Mutation.replace(mine));
