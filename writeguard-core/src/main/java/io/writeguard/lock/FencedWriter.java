@@ -14,6 +14,7 @@ import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.writeguard.internal.Checks;
 import io.writeguard.internal.Deadline;
+import io.writeguard.internal.OneCopyRawCodec;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.typed.TypedDocuments;
@@ -25,8 +26,6 @@ import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
-import org.bson.codecs.RawBsonDocumentCodec;
-import org.bson.codecs.configuration.CodecRegistries;
 import org.bson.conversions.Bson;
 
 /**
@@ -87,7 +86,7 @@ public final class FencedWriter {
 
   private FencedWriter(Builder b) {
     this.collection = b.collection;
-    this.raw = rawView(b.collection);
+    this.raw = OneCopyRawCodec.rawView(b.collection); // as the update loop reads
     this.versionPolicy = b.versionPolicy;
     this.fenceField = b.fenceField;
     this.bson = new FencedBson(b.collection.getCodecRegistry(), b.fenceField);
@@ -297,17 +296,6 @@ public final class FencedWriter {
     }
     classifyMiss(lock, id, filter != null);
     return Optional.empty();
-  }
-
-  /**
-   * {@code collection} answering with {@link RawBsonDocument}s. Its registry puts the raw codec
-   * before the collection's own, which still encodes every filter and update: a registry made
-   * without the driver's defaults may lack the raw codec.
-   */
-  private static MongoCollection<RawBsonDocument> rawView(MongoCollection<Document> collection) {
-    return collection.withDocumentClass(RawBsonDocument.class).withCodecRegistry(
-        CodecRegistries.fromRegistries(CodecRegistries.fromCodecs(new RawBsonDocumentCodec()),
-            collection.getCodecRegistry()));
   }
 
   private Bson raisingVersion(Bson update) {
