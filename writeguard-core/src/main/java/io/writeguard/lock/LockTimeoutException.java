@@ -12,11 +12,24 @@ public class LockTimeoutException extends WriteGuardException {
   private final int waiters;
 
   public LockTimeoutException(String backend, String key, Duration timeout, int waiters) {
-    super(backend + " lock '" + key + "' not acquired within " + timeout.toMillis()
+    super(backend + " lock '" + key + "' not acquired within " + millis(timeout)
         + "ms (" + waiters + " waiting in this process)");
     this.key = key;
     this.timeout = timeout;
     this.waiters = waiters;
+  }
+
+  /**
+   * The wait in milliseconds for the message, saturated: a wait too long for a {@code long} of
+   * milliseconds ({@code ChronoUnit.FOREVER}, which lock services take as "forever") must not
+   * turn the timeout into an {@link ArithmeticException}.
+   */
+  private static long millis(Duration timeout) {
+    try {
+      return timeout.toMillis();
+    } catch (ArithmeticException tooLong) {
+      return timeout.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
   }
 
   public String key() {
