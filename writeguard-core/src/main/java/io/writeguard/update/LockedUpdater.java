@@ -346,20 +346,18 @@ public final class LockedUpdater {
 
   private <T> T holdingWhile(LockTarget target, LockHandle lock, Supplier<T> work) {
     Holds holds = holding.get();
-    boolean newLock = holds.lock(target.lockKey) == null;
-    if (newLock) {
-      holds.lockKeys.add(target.lockKey);
-      holds.locks.add(lock);
+    HeldLock newLock = holds.lock(target.lockKey) == null
+        ? new HeldLock(target.lockKey, lock) : null;
+    if (newLock != null) {
+      holds.locks.add(newLock);
     }
     holds.documents.add(target.document);
     try {
       return work.get();
     } finally {
       holds.documents.remove(target.document);
-      if (newLock) {
-        int i = holds.lockKeys.lastIndexOf(target.lockKey);
-        holds.lockKeys.remove(i);
-        holds.locks.remove(i);
+      if (newLock != null) {
+        holds.locks.remove(holds.locks.lastIndexOf(newLock));
       }
     }
   }
@@ -367,20 +365,26 @@ public final class LockedUpdater {
   /**
    * The documents, and the locks by key, this thread holds through this updater (nested
    * updates). Lists, not a set and a map: they hold as many entries as updates are nested on
-   * the thread (one, nearly always), and a list adds and removes one without allocating.
+   * the thread (one, nearly always), and a list adds and removes one without hashing.
    * A document is never in twice (a nested update of it is refused first), nor a lock key.
    */
   private static final class Holds {
     final List<DocumentKey> documents = new ArrayList<>(2);
-    final List<String> lockKeys = new ArrayList<>(2);
-    final List<LockHandle> locks = new ArrayList<>(2);
+    /** Each lock with its key, added and removed as one entry so the two never fall apart. */
+    final List<HeldLock> locks = new ArrayList<>(2);
 
     /** The lock this thread holds under {@code lockKey}, or null. */
     LockHandle lock(String lockKey) {
-      int i = lockKeys.indexOf(lockKey);
-      return i < 0 ? null : locks.get(i);
+      for (int i = locks.size() - 1; i >= 0; i--) {
+        if (locks.get(i).key.equals(lockKey)) {
+          return locks.get(i).lock;
+        }
+      }
+      return null;
     }
   }
+
+  private record HeldLock(String key, LockHandle lock) {}
 
   private LockTarget target(DocumentKey document) {
     return new LockTarget(document, lockPrefix + document.lockText());
