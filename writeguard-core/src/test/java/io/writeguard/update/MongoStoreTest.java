@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
 import io.writeguard.internal.Deadline;
 import io.writeguard.testing.StallingProxy;
 import io.writeguard.testing.TestMongo;
@@ -16,6 +17,10 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
+import org.bson.codecs.DocumentCodecProvider;
+import org.bson.codecs.ValueCodecProvider;
+import org.bson.codecs.configuration.CodecConfigurationException;
+import org.bson.codecs.configuration.CodecRegistries;
 import org.bson.types.Binary;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
@@ -25,6 +30,27 @@ import org.junit.jupiter.api.Test;
  * made for it or kept from an earlier one, carries the thread's deadline.
  */
 class MongoStoreTest {
+
+  /**
+   * A registry built without the driver's defaults (no raw-document codec): the library reads
+   * raw through its own codec placed before the collection's, so an update works there too.
+   */
+  @Test
+  void anUpdateWorksOnACollectionWhoseRegistryHasNoRawCodec() {
+    MongoCollection<Document> docs = TestMongo.freshDatabase("MongoStoreNoRaw")
+        .getCollection("d").withCodecRegistry(CodecRegistries.fromProviders(
+            new ValueCodecProvider(), new DocumentCodecProvider()));
+    docs.insertOne(new Document("_id", 1).append("n", 1L).append("version", 0L));
+    assertThatThrownBy(() -> docs.withDocumentClass(RawBsonDocument.class).find().first())
+        .as("the collection alone cannot read raw")
+        .isInstanceOf(CodecConfigurationException.class);
+
+    UpdateOutcome out = VersionedUpdater.builder(docs).build()
+        .update(1, d -> Mutation.update(Updates.set("n", d.getLong("n") + 1)));
+
+    assertThat(out.document().orElseThrow().getLong("n")).isEqualTo(2L);
+    assertThat(docs.find(eq("_id", 1)).first().getLong("version")).isEqualTo(1L);
+  }
 
   @Test
   void readsAndProbesAreWhatTheDriversRawReadsGive() {
