@@ -56,22 +56,32 @@ public final class VersionGuard {
   public void checkUpdate(Bson update, CodecRegistry registry) {
     Objects.requireNonNull(update, "update");
     BsonDocument doc = update.toBsonDocument(BsonDocument.class, registry);
+    int operators = 0;
+    for (String key : doc.keySet()) {
+      if (key.startsWith("$")) {
+        operators++;
+      }
+    }
+    if (operators == 0) {
+      checkReplacement(doc);
+      return;
+    }
+    if (operators < doc.size()) {
+      throw mixed(doc);
+    }
+    for (Map.Entry<String, BsonValue> entry : doc.entrySet()) {
+      checkOperator(entry.getKey(), entry.getValue());
+    }
+  }
+
+  private static IllegalArgumentException mixed(BsonDocument doc) {
     List<String> operators = new ArrayList<>();
     List<String> fields = new ArrayList<>();
     for (String key : doc.keySet()) {
       (key.startsWith("$") ? operators : fields).add(key);
     }
-    if (operators.isEmpty()) {
-      checkReplacement(doc);
-      return;
-    }
-    if (!fields.isEmpty()) {
-      throw new IllegalArgumentException("update document mixes operators " + operators
-          + " with plain fields " + fields + "; use operators only, or a replacement");
-    }
-    for (Map.Entry<String, BsonValue> entry : doc.entrySet()) {
-      checkOperator(entry.getKey(), entry.getValue());
-    }
+    return new IllegalArgumentException("update document mixes operators " + operators
+        + " with plain fields " + fields + "; use operators only, or a replacement");
   }
 
   /**
@@ -114,7 +124,8 @@ public final class VersionGuard {
   /** True when {@code path} is the version field or lies under it. */
   public boolean touchesVersion(String path) {
     String field = policy.field();
-    return path.equals(field) || path.startsWith(field + ".");
+    return path.startsWith(field)
+        && (path.length() == field.length() || path.charAt(field.length()) == '.');
   }
 
   private static String detailFor(String operator) {
