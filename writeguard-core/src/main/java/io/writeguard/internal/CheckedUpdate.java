@@ -41,8 +41,8 @@ public final class CheckedUpdate implements Bson {
 
   /**
    * {@code update} combined with {@code added}, {@code check}ed on {@code update} as rendered:
-   * now with the driver's default codecs, or, if a value needs the collection's, when the
-   * write renders it with those.
+   * now with the driver's default codecs when they can render it, and when the write renders
+   * it with the collection's codecs (unless those are the defaults it was checked with).
    *
    * @throws RuntimeException whatever {@code check} throws, when it runs now
    */
