@@ -30,7 +30,9 @@ import org.junit.jupiter.api.Timeout;
  * carries the leader's own deadline. The lock wait of a batch must not be cut by the deadline
  * of whichever caller happens to lead it, as the rounds after it are not ("the thread that
  * happens to run the round lends it none of its own", docs/deadlines.md): a caller with time
- * left must not fail because its leader's deadline passed.
+ * left must not fail because its leader's deadline passed; the leader, whose deadline passed, is
+ * answered then (its thread, which runs the batch, returns once the batch is done, as it does
+ * when its deadline passes during a round).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LockedBatchLockWaitDeadlineReviewTest {
@@ -52,7 +54,8 @@ class LockedBatchLockWaitDeadlineReviewTest {
     real.insertOne(new Document("_id", "d").append("n", 0L).append("log", List.of())
         .append("version", 0L));
     LocalLockService locks = LocalLockService.create();
-    LockedUpdater updater = LockedUpdater.builder(real, locks)
+    LockedTesting.TerminalEvents listener = new LockedTesting.TerminalEvents();
+    LockedUpdater updater = LockedUpdater.builder(real, locks).listener(listener)
         .lockWait(Duration.ofSeconds(30)).build();
     HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
         () -> updater.waiting("d"), c -> replaced(c, "first"));
@@ -68,9 +71,11 @@ class LockedBatchLockWaitDeadlineReviewTest {
 
     held.release();
     LockHandle otherHeld = other.get(60, TimeUnit.SECONDS);
-    // b's batch now waits for the lock; the other holder keeps it past b's deadline.
-    Throwable bFailure = failureOf(b);
+    // b's batch now waits for the lock; the other holder keeps it past b's deadline, until b
+    // is answered (b's thread leads the batch: it returns once the batch is done).
+    waitUntil(() -> listener.events.contains("failure:LockTimeoutException"));
     otherHeld.close();
+    Throwable bFailure = failureOf(b);
     Throwable cFailure = failureOf(c);
 
     assertThat(bFailure).as("b, whose own deadline passed while the lock was held")
