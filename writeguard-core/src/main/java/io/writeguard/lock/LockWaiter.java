@@ -1,12 +1,14 @@
 package io.writeguard.lock;
 
 import io.writeguard.Ticker;
+import io.writeguard.internal.Deadline;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * One caller queued for an in-process lock. The releaser hands the lock over by calling
  * {@link #grant} (inside the key's critical section) and then {@link #wake}; the waiter parks
- * until it sees the grant, its deadline passes on the injected ticker, or it is interrupted.
+ * until it sees the grant, its wait passes on the injected ticker (or the calling thread's
+ * deadline on the JVM's clock), or it is interrupted.
  *
  * <p>The thread is recorded only to wake it: ownership of the lock is the granted handle, which
  * any thread may close. Thread-safe: {@code granted} is volatile, written once.
@@ -41,11 +43,17 @@ final class LockWaiter<H> {
    * only through {@link #wake}, an interrupt or a spurious wake-up.
    */
   Outcome await(Ticker ticker, long startNanos, long timeoutNanos) {
+    // The caller's deadline runs on the JVM's clock, the wait on the service's ticker: a
+    // ticker of a test's own must not stretch the caller's deadline.
+    Deadline deadline = Deadline.current();
     while (true) {
       if (granted != null) {
         return Outcome.GRANTED;
       }
       long remaining = timeoutNanos - (ticker.nanoTime() - startNanos);
+      if (deadline != null) {
+        remaining = Math.min(remaining, deadline.left().toNanos());
+      }
       if (Thread.interrupted()) {
         return Outcome.INTERRUPTED;
       }

@@ -13,6 +13,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
+import java.util.stream.IntStream;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.codecs.Codec;
@@ -137,39 +138,53 @@ final class BatchUpdate {
     }
   }
 
-  /** Adapts a combiner's batch of {@link Call}s. */
+  /**
+   * Adapts a combiner's batch of {@link Call}s: those not answered yet (a locked batch answers
+   * a caller whose deadline passed while it waited for the lock), in order.
+   */
   static Requests ofCalls(KeyedCombiner.Batch<Call, UpdateOutcome> batch) {
+    int[] open = IntStream.range(0, batch.size()).filter(i -> !batch.isDone(i)).toArray();
+    return ofOpenCalls(batch, open.length == batch.size() ? null : open);
+  }
+
+  /** {@code batch}'s requests {@code open} (all of them when null), as requests 0, 1, ... */
+  private static Requests ofOpenCalls(KeyedCombiner.Batch<Call, UpdateOutcome> batch,
+      int[] open) {
     return new Requests() {
+      private int at(int i) {
+        return open == null ? i : open[i];
+      }
+
       public int size() {
-        return batch.size();
+        return open == null ? batch.size() : open.length;
       }
 
       public Mutator mutator(int i) {
-        return batch.request(i).mutator();
+        return batch.request(at(i)).mutator();
       }
 
       public boolean returnAfter(int i) {
-        return batch.request(i).returnAfter();
+        return batch.request(at(i)).returnAfter();
       }
 
       public Deadline deadline(int i) {
-        return batch.request(i).deadline();
+        return batch.request(at(i)).deadline();
       }
 
       public long submittedNanos(int i) {
-        return batch.submittedNanos(i);
+        return batch.submittedNanos(at(i));
       }
 
       public boolean isCallersOwn(int i) {
-        return batch.isCallersOwn(i);
+        return batch.isCallersOwn(at(i));
       }
 
       public void succeed(int i, UpdateOutcome outcome) {
-        batch.succeed(i, outcome);
+        batch.succeed(at(i), outcome);
       }
 
       public void fail(int i, Throwable error) {
-        BatchUpdate.fail(batch, i, error);
+        BatchUpdate.fail(batch, at(i), error);
       }
     };
   }

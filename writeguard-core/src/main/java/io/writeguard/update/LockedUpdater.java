@@ -286,7 +286,11 @@ public final class LockedUpdater {
       LockHandle lock = null;
       while (lock == null) {
         try {
-          lock = locks.acquire(target.lockKey, wait);
+          // Waited for under the earliest deadline of the callers still waiting, not the
+          // leader's thread's: the leader lends the batch none of its own (as for the rounds).
+          Duration w = wait;
+          lock = Deadline.replacing(earliestOpenDeadline(batch),
+              () -> locks.acquire(target.lockKey, w));
         } catch (WriteGuardInterruptedException e) {
           Thread.interrupted(); // the service restored the flag: keep it for after the batch
           interrupted = true;
@@ -300,8 +304,16 @@ public final class LockedUpdater {
           RuntimeException failure = e instanceof LockTimeoutException t && resumed
               ? new LockTimeoutException(locks.backend(), target.lockKey, lockWait, t.waiters())
               : e;
+          Duration left = lockWait.minusNanos(settings.ticker().nanoTime() - start);
+          if (e instanceof LockTimeoutException && !left.isNegative() && !left.isZero()
+              && failPassed(batch, key, failure)) {
+            wait = left; // only the callers whose deadline passed gave up: the rest wait on
+            continue;
+          }
           for (int i = 0; i < batch.size(); i++) {
-            listener.onFailure(scope(), key.id(), failure);
+            if (!batch.isDone(i)) {
+              listener.onFailure(scope(), key.id(), failure);
+            }
           }
           throw failure;
         }
@@ -316,6 +328,49 @@ public final class LockedUpdater {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /** The earliest deadline of the batch's callers not answered yet (null: none has one). */
+  private static Deadline earliestOpenDeadline(
+      KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
+    Deadline earliest = null;
+    for (int i = 0; i < batch.size(); i++) {
+      Deadline d = batch.isDone(i) ? null : batch.request(i).deadline();
+      if (d != null) {
+        earliest = d.earlier(earliest);
+      }
+    }
+    return earliest;
+  }
+
+  /**
+   * After a lock wait cut by the earliest deadline: fails with {@code timeout} the callers
+   * whose deadline passed. True when some did and others are left to wait on.
+   */
+  private boolean failPassed(KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch,
+      DocumentKey key, RuntimeException timeout) {
+    int passed = 0;
+    int open = 0;
+    for (int i = 0; i < batch.size(); i++) {
+      if (!batch.isDone(i)) {
+        open++;
+        Deadline d = batch.request(i).deadline();
+        if (d != null && d.passed()) {
+          passed++;
+        }
+      }
+    }
+    if (passed == 0 || passed == open) {
+      return false;
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      Deadline d = batch.isDone(i) ? null : batch.request(i).deadline();
+      if (d != null && d.passed()) {
+        listener.onFailure(scope(), key.id(), timeout);
+        batch.fail(i, timeout);
+      }
+    }
+    return true;
   }
 
   /**

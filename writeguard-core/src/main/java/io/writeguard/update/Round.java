@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import io.writeguard.internal.Deadline;
 import io.writeguard.update.BatchCallers.Caller;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -197,20 +198,9 @@ final class Round {
     Caller first = joined.stream().filter(c -> c.writer).findFirst().orElseThrow();
     Store.WriteResult result;
     try {
-      batch.setInterruptAside();
-      if (writers > 1 && merged.replacing()) {
-        result = batch.store.replace(filter, asDocument(working), false);
-      } else if (writers > 1) {
-        result = batch.store.update(filter, merged.guard(),
-            merged.update(batch.versions.field(), writers, working));
-      } else if (single instanceof Mutation.Update) {
-        result = batch.store.update(filter, batch.loop.withIncrement(singleUpdate),
-            first.returnAfter);
-      } else {
-        Document replacement = new Document(((Mutation.Replace) single).replacement());
-        replacement.put(batch.versions.field(), base + 1);
-        result = batch.store.replace(filter, replacement, first.returnAfter);
-      }
+      // Bounded by the deadlines of the callers it answers: one answered before it (it decided
+      // on the document as read) lends it none of its own.
+      result = Deadline.replacing(earliestDeadline(joined), () -> send(filter, first, base));
     } catch (RuntimeException e) {
       return failures.writeFailed(joined, writers, base, e);
     }
@@ -233,6 +223,30 @@ final class Round {
           new UpdateOutcome(id, after, version, c.attempt, c.elapsed(), c.writer));
     }
     return List.of();
+  }
+
+  private Store.WriteResult send(Bson filter, Caller first, long base) {
+    batch.setInterruptAside();
+    if (writers > 1 && merged.replacing()) {
+      return batch.store.replace(filter, asDocument(working), false);
+    } else if (writers > 1) {
+      return batch.store.update(filter, merged.guard(),
+          merged.update(batch.versions.field(), writers, working));
+    } else if (single instanceof Mutation.Update) {
+      return batch.store.update(filter, batch.loop.withIncrement(singleUpdate),
+          first.returnAfter);
+    }
+    Document replacement = new Document(((Mutation.Replace) single).replacement());
+    replacement.put(batch.versions.field(), base + 1);
+    return batch.store.replace(filter, replacement, first.returnAfter);
+  }
+
+  private static Deadline earliestDeadline(List<Caller> callers) {
+    Deadline earliest = null;
+    for (Caller c : callers) {
+      earliest = c.deadline.earlier(earliest);
+    }
+    return earliest;
   }
 
   /**

@@ -53,6 +53,32 @@ class InProcessLockDeadlineTest {
     waiting.get(10, TimeUnit.SECONDS).close();
   }
 
+  // Review of 4310636: the cut wait is measured on the service's ticker, the deadline on the
+  // JVM's clock. A service whose ticker is not the JVM's (a test's, stopped) must still end the
+  // wait by the caller's deadline, as its comment promises ("or to the calling thread's
+  // deadline if that comes first").
+  @Test
+  void aLocalLockWaitOnAnotherTickerEndsAtTheCallersDeadline() throws Exception {
+    LocalLockService locks = LocalLockService.builder().ticker(() -> 0L).build();
+    try (LockHandle held = locks.acquire("k", Duration.ofSeconds(1))) {
+      assertThat(onOtherThreadWithin(Duration.ofMillis(200), () -> locks.acquire("k", LONG_WAIT))
+          .get(10, TimeUnit.SECONDS))
+          .isInstanceOf(LockTimeoutException.class);
+      assertThat(locks.waiting("k")).as("it left the queue").isZero();
+    }
+  }
+
+  @Test
+  void aPathLockWaitOnAnotherTickerEndsAtTheCallersDeadline() throws Exception {
+    PathLockService locks = PathLockService.builder().ticker(() -> 0L).build();
+    FieldPath path = FieldPath.of("a");
+    try (LockHandle held = locks.acquire("doc", path, Duration.ofSeconds(1))) {
+      assertThat(onOtherThreadWithin(Duration.ofMillis(200),
+          () -> locks.acquire("doc", path, LONG_WAIT)).get(10, TimeUnit.SECONDS))
+          .isInstanceOf(LockTimeoutException.class);
+    }
+  }
+
   /** What {@code acquire} threw on another thread with a deadline {@code budget} away. */
   private static CompletableFuture<Throwable> onOtherThreadWithin(Duration budget,
       Supplier<LockHandle> acquire) {

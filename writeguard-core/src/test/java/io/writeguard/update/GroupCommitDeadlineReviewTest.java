@@ -93,6 +93,34 @@ class GroupCommitDeadlineReviewTest {
         .containsExactly("first", "competitor", "c");
   }
 
+  // Review of 97c4b59 (the round): the test above passes only while c's mutator and write fit
+  // in the grace after b's deadline. The round's write is bounded by the earliest deadline of
+  // every caller the round started with, also of b, answered before anyone wrote: a slow
+  // mutator of c (or a loaded machine) makes c's write time out on b's deadline.
+  @Test
+  void aCallerAnsweredBeforeTheWriteLendsTheWriteNoneOfItsDeadline() throws Exception {
+    insert("slow");
+    VersionedUpdater updater = updater();
+    HeldBatch held = held(updater, "slow");
+    Future<UpdateOutcome> b = held.queue(() -> Deadlines.within(
+        Duration.ofMillis(300), () -> updater.update("slow", current -> {
+          HeldBatch.waitUntil(() -> Deadlines.left().orElseThrow().isZero());
+          return Mutation.none();
+        })));
+    Future<UpdateOutcome> c = held.queue(current -> {
+      long t0 = System.nanoTime(); // a slow mutator: past b's deadline and its grace
+      HeldBatch.waitUntil(() -> System.nanoTime() - t0 > 2 * Deadlines.OUTCOME_GRACE.toNanos());
+      return increment(current, "c");
+    });
+    held.release();
+
+    assertThat(b.get(60, TimeUnit.SECONDS).written()).isFalse();
+    assertThat(failureOf(c)).as("c's deadline is 60 s away; b was answered before the write")
+        .isNull();
+    assertThat(real.find(eq("_id", "slow")).first().getList("log", String.class))
+        .containsExactly("first", "c");
+  }
+
   @Test
   void aFollowersOwnDeadlineEndsItsWaitBehindAHeldBatch() throws Exception {
     insert("held");

@@ -1,0 +1,111 @@
+package io.writeguard.update;
+
+import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.update.LockedTesting.failureOf;
+import static io.writeguard.update.LockedTesting.replaced;
+import static io.writeguard.update.LockedTesting.waitUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import io.writeguard.deadline.Deadlines;
+import io.writeguard.lock.LocalLockService;
+import io.writeguard.lock.LockHandle;
+import io.writeguard.lock.LockTimeoutException;
+import io.writeguard.testing.TestMongo;
+import io.writeguard.update.LockedTesting.HeldBatch;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Review of 4310636 (in-process lock waits cut to the caller's deadline): a group-commit
+ * leader takes the document's lock for every caller of its batch, on its own thread, which
+ * carries the leader's own deadline. The lock wait of a batch must not be cut by the deadline
+ * of whichever caller happens to lead it, as the rounds after it are not ("the thread that
+ * happens to run the round lends it none of its own", docs/deadlines.md): a caller with time
+ * left must not fail because its leader's deadline passed; the leader, whose deadline passed, is
+ * answered then (its thread, which runs the batch, returns once the batch is done, as it does
+ * when its deadline passes during a round).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class LockedBatchLockWaitDeadlineReviewTest {
+  private final MongoCollection<Document> real =
+      TestMongo.freshDatabase("LockedBatchLockWait").getCollection("docs");
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    pool.shutdownNow();
+  }
+
+  private List<String> log(Object id) {
+    return real.find(eq("_id", id)).first().getList("log", String.class);
+  }
+
+  @Test
+  void aLeadersDeadlineDoesNotCutTheLockWaitOfAFollowerWithTimeLeft() throws Exception {
+    real.insertOne(new Document("_id", "d").append("n", 0L).append("log", List.of())
+        .append("version", 0L));
+    LocalLockService locks = LocalLockService.create();
+    LockedTesting.TerminalEvents listener = new LockedTesting.TerminalEvents();
+    LockedUpdater updater = LockedUpdater.builder(real, locks).listener(listener)
+        .lockWait(Duration.ofSeconds(30)).build();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("d", m),
+        () -> updater.waiting("d"), c -> replaced(c, "first"));
+    // b will lead the next batch [b, c]; it has 3 s of its own. c has no deadline of its own.
+    Future<UpdateOutcome> b = pool.submit(() -> Deadlines.within(Duration.ofSeconds(3),
+        () -> updater.update("d", c -> replaced(c, "b"))));
+    waitUntil(() -> updater.waiting("d") == 1);
+    Future<UpdateOutcome> c = held.queue(cur -> replaced(cur, "c"));
+    // Another holder (another part of the process) queues for the lock behind the first batch:
+    // it gets the lock when the first batch releases it, before b's batch asks for it.
+    Future<LockHandle> other = pool.submit(() -> locks.acquire("docs:d", Duration.ofSeconds(60)));
+    waitUntil(() -> locks.waiting("docs:d") == 1);
+
+    held.release();
+    LockHandle otherHeld = other.get(60, TimeUnit.SECONDS);
+    // b's batch now waits for the lock; the other holder keeps it past b's deadline, until b
+    // is answered (b's thread leads the batch: it returns once the batch is done).
+    waitUntil(() -> listener.events.contains("failure:LockTimeoutException"));
+    otherHeld.close();
+    Throwable bFailure = failureOf(b);
+    Throwable cFailure = failureOf(c);
+
+    assertThat(bFailure).as("b, whose own deadline passed while the lock was held")
+        .isInstanceOf(LockTimeoutException.class);
+    assertThat(cFailure).as("c, which had 30 s of lock wait left (log %s)", log("d")).isNull();
+    assertThat(log("d")).containsExactly("first", "c");
+  }
+
+  @Test
+  void aBatchWithoutDeadlinesOfItsOwnStillWaitsTheWholeLockWait() throws Exception {
+    // The same interleaving, nobody with a deadline of its own: the other holder is waited for.
+    real.insertOne(new Document("_id", "e").append("n", 0L).append("log", List.of())
+        .append("version", 0L));
+    LocalLockService locks = LocalLockService.create();
+    LockedUpdater updater = LockedUpdater.builder(real, locks)
+        .lockWait(Duration.ofSeconds(30)).build();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("e", m),
+        () -> updater.waiting("e"), c -> replaced(c, "first"));
+    Future<UpdateOutcome> b = held.queue(cur -> replaced(cur, "b"));
+    Future<UpdateOutcome> c = held.queue(cur -> replaced(cur, "c"));
+    Future<LockHandle> other = pool.submit(() -> locks.acquire("docs:e", Duration.ofSeconds(60)));
+    waitUntil(() -> locks.waiting("docs:e") == 1);
+
+    held.release();
+    LockHandle otherHeld = other.get(60, TimeUnit.SECONDS);
+    waitUntil(() -> locks.waiting("docs:e") == 1); // b's batch queued behind the other holder
+    otherHeld.close();
+
+    assertThat(failureOf(b)).isNull();
+    assertThat(failureOf(c)).isNull();
+    assertThat(log("e")).containsExactly("first", "b", "c");
+  }
+}
