@@ -1,14 +1,12 @@
 package io.writeguard.update;
 
 import com.mongodb.client.MongoCollection;
-import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.combine.CombineInterruptedException;
 import io.writeguard.combine.CombineTimeoutException;
 import io.writeguard.combine.KeyedCombiner;
 import io.writeguard.internal.Checks;
 import io.writeguard.internal.Deadline;
 import io.writeguard.internal.DocumentKey;
-import io.writeguard.internal.LockArguments;
 import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.Fencing;
 import io.writeguard.lock.LocalLockService;
@@ -265,11 +263,10 @@ public final class LockedUpdater {
   }
 
   /**
-   * One batch: the lock once, then group commit's rounds on a store fenced by its token. In a
-   * batch that holds another caller's update, an interrupt of the leader while it waits for the
-   * lock waits until the batch is done (the flag is restored then; the batch engine does the
-   * same for its round trips): those callers did not ask to stop. The leader's own update alone
-   * is ended by its interrupt.
+   * One batch: the lock once ({@link BatchLockWait}: under the callers' deadlines, an interrupt
+   * of the leader set aside until the batch is done, as the batch engine does for its round
+   * trips), then group commit's rounds on a store fenced by its token. The leader's own update
+   * alone is ended by its interrupt.
    */
   private void runBatch(Object k, KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
     LockTarget target = (LockTarget) k;
@@ -279,98 +276,19 @@ public final class LockedUpdater {
       return;
     }
     boolean interrupted = Thread.interrupted();
+    BatchLockWait wait = new BatchLockWait(locks, lockWait, settings.ticker(), listener, scope(),
+        batch);
     try {
-      long start = settings.ticker().nanoTime();
-      Duration wait = lockWait;
-      boolean resumed = false;
-      LockHandle lock = null;
-      while (lock == null) {
-        try {
-          // Waited for under the earliest deadline of the callers still waiting, not the
-          // leader's thread's: the leader lends the batch none of its own (as for the rounds).
-          Duration w = wait;
-          lock = Deadline.replacing(earliestOpenDeadline(batch),
-              () -> locks.acquire(target.lockKey, w));
-        } catch (WriteGuardInterruptedException e) {
-          Thread.interrupted(); // the service restored the flag: keep it for after the batch
-          interrupted = true;
-          resumed = true;
-          Duration left = lockWait.minusNanos(settings.ticker().nanoTime() - start);
-          wait = LockArguments.atLeastOneTry(left);
-        } catch (RuntimeException e) {
-          // Not had in time, or the backend failed: every caller of the batch fails with it
-          // (the combiner answers them), and it is each one's last event. A wait cut by an
-          // interrupt and resumed is still reported against the whole lock wait.
-          RuntimeException failure = e instanceof LockTimeoutException t && resumed
-              ? new LockTimeoutException(locks.backend(), target.lockKey, lockWait, t.waiters())
-              : e;
-          Duration left = lockWait.minusNanos(settings.ticker().nanoTime() - start);
-          if (e instanceof LockTimeoutException && !left.isNegative() && !left.isZero()
-              && failPassed(batch, key, failure)) {
-            wait = left; // only the callers whose deadline passed gave up: the rest wait on
-            continue;
-          }
-          for (int i = 0; i < batch.size(); i++) {
-            if (!batch.isDone(i)) {
-              listener.onFailure(scope(), key.id(), failure);
-            }
-          }
-          throw failure;
-        }
-      }
-      LockHandle held = lock;
+      LockHandle held = wait.acquire(target.lockKey, key.id());
       holdingWhile(target, held, () -> UnderLock.run(held, () -> {
         batches.on(storeFor(key, held)).run(key.id(), BatchUpdate.ofCalls(batch));
         return null;
       }));
     } finally {
-      if (interrupted) {
+      if (interrupted || wait.interruptSetAside()) {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  /** The earliest deadline of the batch's callers not answered yet (null: none has one). */
-  private static Deadline earliestOpenDeadline(
-      KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
-    Deadline earliest = null;
-    for (int i = 0; i < batch.size(); i++) {
-      Deadline d = batch.isDone(i) ? null : batch.request(i).deadline();
-      if (d != null) {
-        earliest = d.earlier(earliest);
-      }
-    }
-    return earliest;
-  }
-
-  /**
-   * After a lock wait cut by the earliest deadline: fails with {@code timeout} the callers
-   * whose deadline passed. True when some did and others are left to wait on.
-   */
-  private boolean failPassed(KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch,
-      DocumentKey key, RuntimeException timeout) {
-    int passed = 0;
-    int open = 0;
-    for (int i = 0; i < batch.size(); i++) {
-      if (!batch.isDone(i)) {
-        open++;
-        Deadline d = batch.request(i).deadline();
-        if (d != null && d.passed()) {
-          passed++;
-        }
-      }
-    }
-    if (passed == 0 || passed == open) {
-      return false;
-    }
-    for (int i = 0; i < batch.size(); i++) {
-      Deadline d = batch.isDone(i) ? null : batch.request(i).deadline();
-      if (d != null && d.passed()) {
-        listener.onFailure(scope(), key.id(), timeout);
-        batch.fail(i, timeout);
-      }
-    }
-    return true;
   }
 
   /**
