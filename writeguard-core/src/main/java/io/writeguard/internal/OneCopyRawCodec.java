@@ -4,6 +4,7 @@ import com.mongodb.client.MongoCollection;
 import org.bson.AbstractBsonReader;
 import org.bson.BsonBinaryReader;
 import org.bson.BsonReader;
+import org.bson.BsonSerializationException;
 import org.bson.BsonType;
 import org.bson.BsonWriter;
 import org.bson.Document;
@@ -59,13 +60,21 @@ public final class OneCopyRawCodec implements Codec<RawBsonDocument> {
       return DRIVER.decode(reader, context);
     }
     BsonInput input = binary.getBsonInput();
-    int start = input.getPosition();
-    BsonInputMark mark = input.getMark(Integer.MAX_VALUE);
-    binary.skipValue(); // checks the length prefix and moves the reader past the document
-    int size = input.getPosition() - start;
-    mark.reset();
+    BsonInputMark start = input.getMark(Integer.MAX_VALUE);
+    // The length is checked, and the bytes read, as the driver's codec does, so a corrupt
+    // length fails with its BsonSerializationException (skipValue checks only for a negative
+    // one, and would step back on a length under 4 or past the reply's end on a long one).
+    int size = input.readInt32();
+    if (size < 5) {
+      throw new BsonSerializationException("Document size must be at least 5");
+    }
     byte[] bytes = new byte[size];
-    input.readBytes(bytes); // back where skipValue left the input
+    for (int i = 0; i < 4; i++) {
+      bytes[i] = (byte) (size >>> (8 * i)); // little-endian, as it was read
+    }
+    input.readBytes(bytes, 4, size - 4);
+    start.reset();
+    binary.skipValue(); // moves the reader past the document, as the driver's codec leaves it
     return new RawBsonDocument(bytes);
   }
 
