@@ -13,7 +13,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
-import java.util.stream.IntStream;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.codecs.Codec;
@@ -143,8 +142,20 @@ final class BatchUpdate {
    * a caller whose deadline passed while it waited for the lock), in order.
    */
   static Requests ofCalls(KeyedCombiner.Batch<Call, UpdateOutcome> batch) {
-    int[] open = IntStream.range(0, batch.size()).filter(i -> !batch.isDone(i)).toArray();
-    return ofOpenCalls(batch, open.length == batch.size() ? null : open);
+    int answered = 0;
+    for (int i = 0; i < batch.size(); i++) {
+      answered += batch.isDone(i) ? 1 : 0;
+    }
+    if (answered == 0) {
+      return ofOpenCalls(batch, null); // the usual case: nothing to skip, nothing to allocate
+    }
+    int[] open = new int[batch.size() - answered];
+    for (int i = 0, n = 0; i < batch.size(); i++) {
+      if (!batch.isDone(i)) {
+        open[n++] = i;
+      }
+    }
+    return ofOpenCalls(batch, open);
   }
 
   /** {@code batch}'s requests {@code open} (all of them when null), as requests 0, 1, ... */
