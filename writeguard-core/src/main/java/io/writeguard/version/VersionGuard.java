@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
+import org.bson.Document;
 import org.bson.codecs.configuration.CodecRegistry;
 import org.bson.conversions.Bson;
 
@@ -91,12 +92,22 @@ public final class VersionGuard {
    */
   public void checkReplacement(Bson replacement) {
     Objects.requireNonNull(replacement, "replacement");
+    if (replacement instanceof Document fields) {
+      // Its keys are the fields it writes: no value is encoded, so a value only the
+      // collection's codecs know (a UUID, an application class) does not stop the check.
+      checkReplacementFields(fields.containsKey(policy.field()));
+      return;
+    }
     checkReplacement(replacement.toBsonDocument(
         BsonDocument.class, MongoClientSettings.getDefaultCodecRegistry()));
   }
 
   private void checkReplacement(BsonDocument replacement) {
-    if (replacement.containsKey(policy.field())) {
+    checkReplacementFields(replacement.containsKey(policy.field()));
+  }
+
+  private void checkReplacementFields(boolean carriesVersion) {
+    if (carriesVersion) {
       throw new VersionFieldException("replacement", policy.field(),
           "a replacement from user code must not carry the version field; the library writes"
               + " it");

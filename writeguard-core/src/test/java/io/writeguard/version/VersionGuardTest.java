@@ -74,6 +74,20 @@ class VersionGuardTest {
         .doesNotThrowAnyException();
   }
 
+  /**
+   * A replacement holding a value the driver's default codecs cannot encode (a UUID: they refuse
+   * to guess its representation) is checked by its fields, which need no encoding.
+   */
+  @Test
+  void aReplacementIsCheckedByItsFieldsWhateverItsValuesAre() {
+    java.util.UUID ref = java.util.UUID.randomUUID();
+    assertThatThrownBy(() -> guard.checkReplacement(
+        new Document("ref", ref).append("version", 3)))
+        .isInstanceOf(VersionFieldException.class);
+    assertThatCode(() -> guard.checkReplacement(new Document("ref", ref)))
+        .doesNotThrowAnyException();
+  }
+
   @Test
   void allowsOtherFieldsIncludingNestedOnesNamedVersion() {
     assertThatCode(() -> guard.checkUpdate(Updates.combine(
