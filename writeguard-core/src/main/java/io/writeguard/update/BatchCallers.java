@@ -78,6 +78,15 @@ final class BatchCallers {
     }
   }
 
+  /** The earliest of {@code callers}' deadlines (each has one). */
+  static Deadline earliestDeadline(Iterable<Caller> callers) {
+    Deadline earliest = null;
+    for (Caller c : callers) {
+      earliest = c.deadline.earlier(earliest);
+    }
+    return earliest;
+  }
+
   void startAttempt(Caller c) {
     c.attempt++;
     listener.onAttempt(scope, id, c.attempt);

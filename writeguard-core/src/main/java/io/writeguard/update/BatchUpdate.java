@@ -296,21 +296,13 @@ final class BatchUpdate {
     while (!callers.pending.isEmpty()) {
       // A round answers all its callers: it is bounded by the earliest of their deadlines,
       // not by the leader's thread's (the leader may be answered already, or not in it).
-      List<Caller> retried = Deadline.replacing(roundDeadline(callers.pending),
+      List<Caller> retried = Deadline.replacing(BatchCallers.earliestDeadline(callers.pending),
           () -> new Round(this, callers).run());
       if (!retried.isEmpty()) {
         retries++;
         backOffOrGiveUp(callers, retried, retries);
       }
     }
-  }
-
-  private static Deadline roundDeadline(Deque<Caller> pending) {
-    Deadline earliest = pending.getFirst().deadline;
-    for (Caller c : pending) {
-      earliest = c.deadline.earlier(earliest);
-    }
-    return earliest;
   }
 
   /**

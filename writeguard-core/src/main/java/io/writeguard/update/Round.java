@@ -200,7 +200,8 @@ final class Round {
     try {
       // Bounded by the deadlines of the callers it answers: one answered before it (it decided
       // on the document as read) lends it none of its own.
-      result = Deadline.replacing(earliestDeadline(joined), () -> send(filter, first, base));
+      result = Deadline.replacing(BatchCallers.earliestDeadline(joined),
+          () -> send(filter, first, base));
     } catch (RuntimeException e) {
       return failures.writeFailed(joined, writers, base, e);
     }
@@ -239,14 +240,6 @@ final class Round {
     Document replacement = new Document(((Mutation.Replace) single).replacement());
     replacement.put(batch.versions.field(), base + 1);
     return batch.store.replace(filter, replacement, first.returnAfter);
-  }
-
-  private static Deadline earliestDeadline(List<Caller> callers) {
-    Deadline earliest = null;
-    for (Caller c : callers) {
-      earliest = c.deadline.earlier(earliest);
-    }
-    return earliest;
   }
 
   /**
