@@ -12,8 +12,8 @@ import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
+import io.writeguard.internal.BoundedViews;
 import io.writeguard.internal.Checks;
-import io.writeguard.internal.Deadline;
 import io.writeguard.internal.OneCopyRawCodec;
 import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
@@ -77,7 +77,9 @@ public final class FencedWriter {
 
   private final MongoCollection<Document> collection;
   /** The same collection answering with the stored bytes ({@link #findOneAndUpdateRaw}). */
-  private final MongoCollection<RawBsonDocument> raw;
+  private final BoundedViews<RawBsonDocument> raw;
+  /** The collection as each operation's deadline bounds it (views reused, as the update loop's). */
+  private final BoundedViews<Document> documents;
   private final String fenceField;
   private final FencedBson bson;
   private final WriteGuardListener listener;
@@ -86,7 +88,8 @@ public final class FencedWriter {
 
   private FencedWriter(Builder b) {
     this.collection = b.collection;
-    this.raw = OneCopyRawCodec.rawView(b.collection); // as the update loop reads
+    this.raw = new BoundedViews<>(OneCopyRawCodec.rawView(b.collection)); // as the loop reads
+    this.documents = new BoundedViews<>(b.collection);
     this.versionPolicy = b.versionPolicy;
     this.fenceField = b.fenceField;
     this.bson = new FencedBson(b.collection.getCodecRegistry(), b.fenceField);
@@ -140,7 +143,7 @@ public final class FencedWriter {
     // it back (that would lower the fence), so moving the fence moves the version too.
     Bson update = versionPolicy == null
         ? raiseFence : Updates.combine(raiseFence, versionPolicy.increment());
-    Document doc = Deadline.boundedWrite(collection).findOneAndUpdate(fenced(lock, id, null), update, AFTER);
+    Document doc = documents.forWrite().findOneAndUpdate(fenced(lock, id, null), update, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
@@ -157,7 +160,7 @@ public final class FencedWriter {
   public Outcome updateOne(LockHandle lock, Object id, Bson filter, Bson update) {
     checkUsable(lock, id);
     Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
-    if (Deadline.boundedWrite(collection).updateOne(fenced(lock, id, filter), fencedUpdate).getMatchedCount() == 1) {
+    if (documents.forWrite().updateOne(fenced(lock, id, filter), fencedUpdate).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
     return classifyMiss(lock, id, filter != null);
@@ -172,7 +175,7 @@ public final class FencedWriter {
     checkUsable(lock, id);
     Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
     try {
-      Deadline.boundedWrite(collection).updateOne(fenced(lock, id, null), fencedUpdate, new UpdateOptions().upsert(true));
+      documents.forWrite().updateOne(fenced(lock, id, null), fencedUpdate, new UpdateOptions().upsert(true));
     } catch (MongoException e) {
       if (MongoLockStore.isDuplicateKey(e)) {
         classifyMiss(lock, id, false); // throws if stale
@@ -203,7 +206,7 @@ public final class FencedWriter {
    */
   public Outcome replaceOne(LockHandle lock, Object id, Bson filter, Document replacement) {
     Replacing r = replacing(lock, id, filter, replacement);
-    if (Deadline.boundedWrite(collection).replaceOne(fenced(lock, id, r.match), r.stored).getMatchedCount() == 1) {
+    if (documents.forWrite().replaceOne(fenced(lock, id, r.match), r.stored).getMatchedCount() == 1) {
       return Outcome.APPLIED;
     }
     return classifyMiss(lock, id, r.match != null);
@@ -218,7 +221,7 @@ public final class FencedWriter {
   public Optional<Document> findOneAndReplace(LockHandle lock, Object id, Bson filter,
       Document replacement) {
     Replacing r = replacing(lock, id, filter, replacement);
-    Document doc = Deadline.boundedWrite(collection).findOneAndReplace(fenced(lock, id, r.match), r.stored,
+    Document doc = documents.forWrite().findOneAndReplace(fenced(lock, id, r.match), r.stored,
         REPLACE_AFTER);
     if (doc != null) {
       return Optional.of(doc);
@@ -268,7 +271,7 @@ public final class FencedWriter {
    */
   public Optional<Document> findOneAndUpdate(LockHandle lock, Object id, Bson filter,
       Bson update) {
-    return findOneAndUpdate(collection, lock, id, filter, update);
+    return findOneAndUpdate(documents, lock, id, filter, update);
   }
 
   /**
@@ -286,11 +289,11 @@ public final class FencedWriter {
     return findOneAndUpdate(raw, lock, id, filter, update);
   }
 
-  private <T> Optional<T> findOneAndUpdate(MongoCollection<T> target, LockHandle lock, Object id,
+  private <T> Optional<T> findOneAndUpdate(BoundedViews<T> target, LockHandle lock, Object id,
       Bson filter, Bson update) {
     checkUsable(lock, id);
     Bson fencedUpdate = bson.update(raisingVersion(update), lock.token());
-    T doc = Deadline.boundedWrite(target).findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
+    T doc = target.forWrite().findOneAndUpdate(fenced(lock, id, filter), fencedUpdate, AFTER);
     if (doc != null) {
       return Optional.of(doc);
     }
@@ -329,7 +332,7 @@ public final class FencedWriter {
 
   /** Why a fenced write matched nothing; throws if the reason is a newer token. */
   private Outcome classifyMiss(LockHandle lock, Object id, boolean hadExtraFilter) {
-    Document current = Deadline.bounded(collection).find(eq("_id", id)).projection(Projections.include(fenceField)).first();
+    Document current = documents.forRead().find(eq("_id", id)).projection(Projections.include(fenceField)).first();
     if (current == null) {
       return Outcome.NOT_FOUND;
     }
