@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import com.mongodb.MongoNamespace;
 import com.mongodb.client.MongoCollection;
 import io.writeguard.combine.CombineInterruptedException;
 import io.writeguard.combine.CombineTimeoutException;
@@ -91,12 +92,19 @@ public final class LockedUpdater {
   private final String lockPrefix;
   private final UpdaterSettings settings;
   private final WriteGuardListener listener;
-  private final ThreadLocal<Holds> holding = ThreadLocal.withInitial(Holds::new);
+  /**
+   * What this thread holds through any {@code LockedUpdater}: an update nested in a mutator
+   * may go through another instance (a typed one, another strategy name) and still wait for a
+   * lock its own thread holds, so the record is shared by every instance.
+   */
+  private static final ThreadLocal<Holds> HOLDING = ThreadLocal.withInitial(Holds::new);
+  private final MongoNamespace namespace;
   private final LockedStore.Shared stores;
 
   private LockedUpdater(Builder b) {
     this.settings = b.settings();
     this.store = new MongoStore(b.collection);
+    this.namespace = b.collection.getNamespace();
     this.locks = b.locks;
     this.lockWait = b.lockWait;
     this.budget = sumOrForever(lockWait, settings.retryPolicy().deadline());
@@ -225,18 +233,19 @@ public final class LockedUpdater {
   private UpdateOutcome once(LockTarget target, Mutator mutator, boolean returnAfter,
       Duration budget) {
     DocumentKey key = target.document;
-    Holds holds = holding.get();
-    if (holds.documents.contains(key)) {
+    Holds holds = HOLDING.get();
+    if (holds.documents.contains(new HeldDocument(namespace, key))) {
       IllegalStateException nested = new IllegalStateException("a mutator updated _id=" + key
-          + " through the same LockedUpdater while an update of that document held its lock;"
-          + " mutators must be pure");
+          + " of " + namespace + " while an update of that document held its lock on the same"
+          + " thread; mutators must be pure");
       listener.onFailure(scope(), key.id(), nested);
       throw nested;
     }
-    LockHandle alreadyHeld = holds.lock(target.lockKey);
+    LockHandle alreadyHeld = holds.lock(locks, target.lockKey);
     if (alreadyHeld != null) {
-      // Nested, of another document with the same lock key: this thread holds that lock, which
-      // is not reentrant, so the update runs under it (fenced by its token) rather than wait.
+      // Nested, of another document with the same lock key on the same service (through this
+      // updater or another): this thread holds that lock, which is not reentrant, so the
+      // update runs under it (fenced by its token) rather than wait for itself.
       return holdingWhile(target, alreadyHeld,
           () -> loop.on(storeFor(key, alreadyHeld)).run(key.id(), mutator, returnAfter));
     }
@@ -318,17 +327,18 @@ public final class LockedUpdater {
   }
 
   private <T> T holdingWhile(LockTarget target, LockHandle lock, Supplier<T> work) {
-    Holds holds = holding.get();
-    HeldLock newLock = holds.lock(target.lockKey) == null
-        ? new HeldLock(target.lockKey, lock) : null;
+    Holds holds = HOLDING.get();
+    HeldLock newLock = holds.lock(locks, target.lockKey) == null
+        ? new HeldLock(locks, target.lockKey, lock) : null;
     if (newLock != null) {
       holds.locks.add(newLock);
     }
-    holds.documents.add(target.document);
+    HeldDocument document = new HeldDocument(namespace, target.document);
+    holds.documents.add(document);
     try {
       return work.get();
     } finally {
-      holds.documents.remove(target.document);
+      holds.documents.remove(holds.documents.lastIndexOf(document));
       if (newLock != null) {
         holds.locks.remove(holds.locks.lastIndexOf(newLock));
       }
@@ -336,28 +346,34 @@ public final class LockedUpdater {
   }
 
   /**
-   * The documents, and the locks by key, this thread holds through this updater (nested
-   * updates). Lists, not a set and a map: they hold as many entries as updates are nested on
-   * the thread (one, nearly always), and a list adds and removes one without hashing.
-   * A document is never in twice (a nested update of it is refused first), nor a lock key.
+   * The documents, and the locks by service and key, this thread holds through any
+   * {@code LockedUpdater} (nested updates). Lists, not a set and a map: they hold as many
+   * entries as updates are nested on the thread (one, nearly always), and a list adds and
+   * removes one without hashing. A document is never in twice (a nested update of it is
+   * refused first), nor a lock of one service under one key.
    */
   private static final class Holds {
-    final List<DocumentKey> documents = new ArrayList<>(2);
+    final List<HeldDocument> documents = new ArrayList<>(2);
     /** Each lock with its key, added and removed as one entry so the two never fall apart. */
     final List<HeldLock> locks = new ArrayList<>(2);
 
-    /** The lock this thread holds under {@code lockKey}, or null. */
-    LockHandle lock(String lockKey) {
+    /** The lock this thread holds from {@code service} under {@code lockKey}, or null. */
+    LockHandle lock(LockService service, String lockKey) {
       for (int i = locks.size() - 1; i >= 0; i--) {
-        if (locks.get(i).key.equals(lockKey)) {
-          return locks.get(i).lock;
+        HeldLock held = locks.get(i);
+        if (held.service == service && held.key.equals(lockKey)) {
+          return held.lock;
         }
       }
       return null;
     }
   }
 
-  private record HeldLock(String key, LockHandle lock) {}
+  /** A lock service is one by identity: two services never hand out the same lock object. */
+  private record HeldLock(LockService service, String key, LockHandle lock) {}
+
+  /** A document as MongoDB tells them apart: its collection and its {@code _id}. */
+  private record HeldDocument(MongoNamespace namespace, DocumentKey key) {}
 
   private LockTarget target(DocumentKey document) {
     return new LockTarget(document, lockPrefix + document.lockText());

@@ -1,0 +1,172 @@
+package io.writeguard.update;
+
+import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.update.LockedTesting.replaced;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import io.writeguard.lock.LocalLockService;
+import io.writeguard.lock.LockService;
+import io.writeguard.lock.MongoLeaseLockService;
+import io.writeguard.testing.TestMongo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A mutator that updates through a second {@link LockedUpdater} is nested just as one that
+ * updates through its own: the same document is refused at once (it used to wait for the lock
+ * its own thread held until the lock wait ran out, then fail with a lock timeout), and another
+ * document under a lock key the thread already holds on the same lock service runs under that
+ * lock. Each update runs on one thread; the lock wait is long enough that a wait for the thread's
+ * own lock ends in a {@code LockTimeoutException}, which the assertions tell apart.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LockedUpdaterAcrossInstancesTest {
+  private static final Duration LOCK_WAIT = Duration.ofSeconds(3);
+  private final MongoDatabase db = TestMongo.freshDatabase("LockedAcross");
+  private final MongoCollection<Document> docs = db.getCollection("docs");
+  private final MongoCollection<Document> others = db.getCollection("others");
+  private final ExecutorService one = Executors.newSingleThreadExecutor();
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    one.shutdownNow();
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  private LockService locks(String kind) {
+    LockService locks = kind.equals("local") ? LocalLockService.create()
+        : MongoLeaseLockService.builder(db, "locks").build();
+    closing.add(locks);
+    return locks;
+  }
+
+  private static LockedUpdater updater(MongoCollection<Document> c, LockService locks) {
+    return LockedUpdater.builder(c, locks).lockWait(LOCK_WAIT).build();
+  }
+
+  private static void insert(MongoCollection<Document> c, Object id) {
+    c.insertOne(new Document("_id", id).append("n", 0L).append("log", List.of())
+        .append("version", 0L));
+  }
+
+  private static List<String> log(MongoCollection<Document> c, Object id) {
+    return c.find(eq("_id", id)).first().getList("log", String.class);
+  }
+
+  private <T> T onOneThread(java.util.concurrent.Callable<T> work) throws Exception {
+    return one.submit(work).get(45, TimeUnit.SECONDS);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"local", "mongo"})
+  void theSameDocumentThroughAnotherUpdaterIsRefusedAtOnce(String kind) throws Exception {
+    insert(docs, 1);
+    LockService locks = locks(kind);
+    LockedUpdater outer = updater(docs, locks);
+    LockedUpdater inner = updater(docs, locks);
+    List<Throwable> nested = new ArrayList<>();
+    UpdateOutcome written = onOneThread(() -> outer.update(1, c -> {
+      nested.add(catchThrowable(() -> inner.update(1L, d -> replaced(d, "inner"))));
+      return replaced(c, "outer");
+    }));
+
+    assertThat(nested).singleElement().isInstanceOf(IllegalStateException.class)
+        .satisfies(e -> assertThat(e.getMessage()).contains("_id=1").contains("mutators must"));
+    assertThat(written.written()).isTrue();
+    assertThat(log(docs, 1)).containsExactly("outer");
+  }
+
+  @Test
+  void theSameDocumentThroughAnUpdaterOnAnotherLockServiceIsRefusedToo() throws Exception {
+    insert(docs, 1);
+    LockedUpdater outer = updater(docs, locks("local"));
+    LockedUpdater inner = updater(docs, locks("mongo"));
+    List<Throwable> nested = new ArrayList<>();
+    onOneThread(() -> outer.update(1, c -> {
+      nested.add(catchThrowable(() -> inner.update(1, d -> replaced(d, "inner"))));
+      return replaced(c, "outer");
+    }));
+
+    // Not a lock wait here, but the claim of the inner update would raise the fence past the
+    // outer's token and the outer's write would be refused: a nested update of the same
+    // document is a mutator that is not pure, whichever lock service it goes through.
+    assertThat(nested).singleElement().isInstanceOf(IllegalStateException.class);
+    assertThat(log(docs, 1)).containsExactly("outer");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"local", "mongo"})
+  void anotherDocumentUnderAHeldLockKeyRunsUnderThatLock(String kind) throws Exception {
+    insert(docs, 1);
+    insert(others, 1);
+    LockService locks = locks(kind);
+    LockedUpdater outer = updater(docs, locks);
+    // Another collection, keyed as "docs:<id>" too: its document 1 takes the lock held above.
+    LockedUpdater inner = LockedUpdater.builder(others, locks).lockWait(LOCK_WAIT)
+        .lockPrefix("docs:").build();
+    List<Throwable> nested = new ArrayList<>();
+    onOneThread(() -> outer.update(1, c -> {
+      nested.add(catchThrowable(() -> inner.update(1, d -> replaced(d, "inner"))));
+      return replaced(c, "outer");
+    }));
+
+    assertThat(nested).containsExactly((Throwable) null);
+    assertThat(log(others, 1)).containsExactly("inner");
+    assertThat(log(docs, 1)).containsExactly("outer");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"local", "mongo"})
+  void theSameIdInAnotherCollectionIsAnotherDocument(String kind) throws Exception {
+    insert(docs, 1);
+    insert(others, 1);
+    LockService locks = locks(kind);
+    LockedUpdater outer = updater(docs, locks);
+    LockedUpdater inner = updater(others, locks); // keyed "others:1": its own lock
+    List<Throwable> nested = new ArrayList<>();
+    onOneThread(() -> outer.update(1, c -> {
+      nested.add(catchThrowable(() -> inner.update(1, d -> replaced(d, "inner"))));
+      return replaced(c, "outer");
+    }));
+
+    assertThat(nested).containsExactly((Throwable) null);
+    assertThat(log(others, 1)).containsExactly("inner");
+    assertThat(log(docs, 1)).containsExactly("outer");
+  }
+
+  @Test
+  void afterANestedRefusalTheThreadHoldsNothing() throws Exception {
+    insert(docs, 1);
+    LockService locks = locks("local");
+    LockedUpdater outer = updater(docs, locks);
+    LockedUpdater inner = updater(docs, locks);
+    Function<LockedUpdater, Throwable> nestedOnce = u -> catchThrowable(() -> outer.update(1,
+        c -> {
+          u.update(1, d -> replaced(d, "never"));
+          return replaced(c, "never");
+        }));
+    assertThat(onOneThread(() -> nestedOnce.apply(inner)))
+        .isInstanceOf(IllegalStateException.class);
+    // The same thread, then another: both update the document through either updater.
+    assertThat(onOneThread(() -> inner.update(1, d -> replaced(d, "a")).written())).isTrue();
+    assertThat(onOneThread(() -> outer.update(1, d -> replaced(d, "b")).written())).isTrue();
+    assertThat(log(docs, 1)).containsExactly("a", "b");
+  }
+}
