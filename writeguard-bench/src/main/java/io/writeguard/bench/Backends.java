@@ -59,9 +59,20 @@ final class Backends implements AutoCloseable {
         commands.increment();
       }
     };
+    return connect(mongoUri, counter, collectionName, redisUri, commands);
+  }
+
+  /** Connects to {@code mongoUri} with {@code listener} on every command (for tests). */
+  static Backends connect(String mongoUri, CommandListener listener, String collectionName,
+      String redisUri) {
+    return connect(mongoUri, listener, collectionName, redisUri, null);
+  }
+
+  private static Backends connect(String mongoUri, CommandListener listener,
+      String collectionName, String redisUri, LongAdder commands) {
     MongoClientSettings settings = MongoClientSettings.builder()
         .applyConnectionString(new ConnectionString(mongoUri))
-        .addCommandListener(counter)
+        .addCommandListener(listener)
         .build();
     return new Backends(MongoClients.create(settings), commands, collectionName, redisUri);
   }

@@ -58,7 +58,8 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--contenders", split = ",", description = "contenders, default: all but naive and atomic-push. Known: "
       + "writeguard-versioned, spring-data-version, writeguard-redis-lock, redisson-rlock, "
       + "writeguard-mongo-lock, shedlock-mongo, seed-document-locker, reference-flat-combining,"
-      + " atomic-inc, atomic-push, naive, mongo-lock-by-hand, redis-lock-by-hand")
+      + " atomic-inc, atomic-push, naive, naive-bounded, mongo-lock-by-hand,"
+      + " redis-lock-by-hand, mongo-lock-by-hand-bounded, redis-lock-by-hand-bounded")
   List<String> contenders;
 
   @Option(names = "--documents", defaultValue = ONE, description = "hot documents: 'one' shared"

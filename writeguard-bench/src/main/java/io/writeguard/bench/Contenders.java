@@ -23,6 +23,9 @@ final class Contenders {
     all.add(NaiveFindReplace.NAME);
     all.add(LockByHand.MONGO);
     all.add(LockByHand.REDIS);
+    all.add(NaiveFindReplace.BOUNDED);
+    all.add(LockByHand.MONGO_BOUNDED);
+    all.add(LockByHand.REDIS_BOUNDED);
     ALL = List.copyOf(all);
   }
 
@@ -40,7 +43,7 @@ final class Contenders {
 
   static boolean needsRedis(List<String> names) {
     return names.contains(WriteGuardLocked.REDIS) || names.contains(RedissonLocked.NAME)
-        || names.contains(LockByHand.REDIS);
+        || names.contains(LockByHand.REDIS) || names.contains(LockByHand.REDIS_BOUNDED);
   }
 
   /** Refuses an unknown name, listing the known ones. */
@@ -68,6 +71,9 @@ final class Contenders {
       case NaiveFindReplace.NAME -> new NaiveFindReplace(backends, () -> {});
       case LockByHand.MONGO -> LockByHand.mongo(backends);
       case LockByHand.REDIS -> LockByHand.redis(backends);
+      case NaiveFindReplace.BOUNDED -> NaiveFindReplace.bounded(backends);
+      case LockByHand.MONGO_BOUNDED -> LockByHand.mongoBounded(backends);
+      case LockByHand.REDIS_BOUNDED -> LockByHand.redisBounded(backends);
       default -> throw new IllegalArgumentException(name);
     };
   }

@@ -32,7 +32,8 @@ class ContendersTest {
   @ParameterizedTest
   @ValueSource(strings = {WriteGuardOptimistic.NAME, SpringVersioned.NAME, WriteGuardLocked.REDIS,
       RedissonLocked.NAME, WriteGuardLocked.MONGO, ShedLockRetried.NAME, FlatCombiningReference.NAME,
-      AtomicInc.NAME, AtomicPush.NAME, LockByHand.MONGO, LockByHand.REDIS})
+      AtomicInc.NAME, AtomicPush.NAME, LockByHand.MONGO, LockByHand.REDIS,
+      LockByHand.MONGO_BOUNDED, LockByHand.REDIS_BOUNDED})
   void correctContenderLosesNothingUnderConcurrentClients(String name) {
     ObjectId docId = new ObjectId();
     backends.hot().insertOne(HotDocument.fresh(docId));
