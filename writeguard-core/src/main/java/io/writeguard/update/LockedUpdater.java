@@ -95,9 +95,10 @@ public final class LockedUpdater {
   /**
    * What this thread holds through any {@code LockedUpdater}: an update nested in a mutator
    * may go through another instance (a typed one, another strategy name) and still wait for a
-   * lock its own thread holds, so the record is shared by every instance.
+   * lock its own thread holds, so the record is shared by every instance. Null while the thread
+   * holds nothing, so a pooled thread keeps no object of this library between updates.
    */
-  private static final ThreadLocal<Holds> HOLDING = ThreadLocal.withInitial(Holds::new);
+  private static final ThreadLocal<Holds> HOLDING = new ThreadLocal<>();
   private final MongoNamespace namespace;
   private final LockedStore.Shared stores;
 
@@ -233,8 +234,8 @@ public final class LockedUpdater {
   private UpdateOutcome once(LockTarget target, Mutator mutator, boolean returnAfter,
       Duration budget) {
     DocumentKey key = target.document;
-    Holds holds = HOLDING.get();
-    if (holds.documents.contains(new HeldDocument(namespace, key))) {
+    Holds holds = Holds.current();
+    if (holds.documents.contains(new HeldDocument(locks, namespace, key))) {
       IllegalStateException nested = new IllegalStateException("a mutator updated _id=" + key
           + " of " + namespace + " while an update of that document held its lock on the same"
           + " thread; mutators must be pure");
@@ -327,13 +328,17 @@ public final class LockedUpdater {
   }
 
   private <T> T holdingWhile(LockTarget target, LockHandle lock, Supplier<T> work) {
-    Holds holds = HOLDING.get();
+    Holds holds = Holds.current();
+    if (holds == Holds.NONE) {
+      holds = new Holds();
+      HOLDING.set(holds);
+    }
     HeldLock newLock = holds.lock(locks, target.lockKey) == null
         ? new HeldLock(locks, target.lockKey, lock) : null;
     if (newLock != null) {
       holds.locks.add(newLock);
     }
-    HeldDocument document = new HeldDocument(namespace, target.document);
+    HeldDocument document = new HeldDocument(locks, namespace, target.document);
     holds.documents.add(document);
     try {
       return work.get();
@@ -341,6 +346,9 @@ public final class LockedUpdater {
       holds.documents.remove(holds.documents.lastIndexOf(document));
       if (newLock != null) {
         holds.locks.remove(holds.locks.lastIndexOf(newLock));
+      }
+      if (holds.documents.isEmpty()) {
+        HOLDING.remove(); // the outermost update of this thread is done
       }
     }
   }
@@ -353,9 +361,16 @@ public final class LockedUpdater {
    * refused first), nor a lock of one service under one key.
    */
   private static final class Holds {
+    /** Holds nothing and is never changed: what a thread that holds nothing sees. */
+    static final Holds NONE = new Holds();
     final List<HeldDocument> documents = new ArrayList<>(2);
     /** Each lock with its key, added and removed as one entry so the two never fall apart. */
     final List<HeldLock> locks = new ArrayList<>(2);
+
+    static Holds current() {
+      Holds holds = HOLDING.get();
+      return holds != null ? holds : NONE;
+    }
 
     /** The lock this thread holds from {@code service} under {@code lockKey}, or null. */
     LockHandle lock(LockService service, String lockKey) {
@@ -372,8 +387,19 @@ public final class LockedUpdater {
   /** A lock service is one by identity: two services never hand out the same lock object. */
   private record HeldLock(LockService service, String key, LockHandle lock) {}
 
-  /** A document as MongoDB tells them apart: its collection and its {@code _id}. */
-  private record HeldDocument(MongoNamespace namespace, DocumentKey key) {}
+  /**
+   * A document held under a lock service: its collection's names and its {@code _id}, as
+   * MongoDB tells them apart. The service is part of it because a namespace does not say which
+   * deployment it is on: the same names on another deployment, under a lock service of their
+   * own, are another document (a mutator may mirror its change there), while under one service
+   * they share lock keys anyway.
+   */
+  private record HeldDocument(LockService service, MongoNamespace namespace, DocumentKey key) {}
+
+  /** True when the calling thread's record of held documents and locks is gone (for tests). */
+  static boolean threadRecordsNothing() {
+    return HOLDING.get() == null;
+  }
 
   private LockTarget target(DocumentKey document) {
     return new LockTarget(document, lockPrefix + document.lockText());
