@@ -269,7 +269,9 @@ final class BatchUpdate {
       runBatch(id, requests);
     } finally {
       if (outer == null) {
-        runningHere.remove();
+        // Cleared, not removed: the next call's get then finds the entry instead of making it
+        // again (a cost on every call); null keeps no object of this library on the thread.
+        runningHere.set(null);
         if (here.interruptSetAside) {
           Thread.currentThread().interrupt();
         }

@@ -348,7 +348,7 @@ public final class LockedUpdater {
         holds.locks.remove(holds.locks.lastIndexOf(newLock));
       }
       if (holds.documents.isEmpty()) {
-        HOLDING.remove(); // the outermost update of this thread is done
+        HOLDING.set(null); // the outermost update of this thread is done (see BatchUpdate.run)
       }
     }
   }
