@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -73,11 +72,13 @@ public final class KeyedCombiner<T, R> {
   private final int maxBatch;
   private final Ticker ticker;
   private final ConcurrentHashMap<Object, Slot<T, R>> slots = new ConcurrentHashMap<>();
-  private final LongAdder parks = new LongAdder();
+  /** Told of every park (tests count them); a no-op otherwise, so free on the hot path. */
+  private final Runnable onPark;
 
   private KeyedCombiner(Builder<T, R> b) {
     this.step = b.step;
     this.maxBatch = b.maxBatch;
+    this.onPark = b.onPark;
     this.ticker = b.ticker;
   }
 
@@ -149,11 +150,6 @@ public final class KeyedCombiner<T, R> {
     return slots.size();
   }
 
-  /** How many times a caller parked (for tests: a lone caller never does). */
-  long parks() {
-    return parks.sum();
-  }
-
   /**
    * The key's slot, counting the caller as one of its users. Lock-free: a map compute here
    * would take the key's bin lock twice per call, and the callers a batch answers all leave
@@ -221,14 +217,14 @@ public final class KeyedCombiner<T, R> {
             }
             continue;
           }
-          parks.increment();
+          onPark.run();
           LockSupport.parkNanos(this, Math.max(remaining, 1));
         } else {
           // Taken by a batch: the step may be writing it, so wait for its answer whatever happens.
           if (Thread.interrupted()) {
             interrupted = true;
           }
-          parks.increment();
+          onPark.run();
           LockSupport.park(this);
         }
       }
@@ -460,6 +456,7 @@ public final class KeyedCombiner<T, R> {
     private final Step<T, R> step;
     private int maxBatch = 64;
     private Ticker ticker = Ticker.system();
+    private Runnable onPark = () -> {};
 
     private Builder(Step<T, R> step) {
       this.step = Objects.requireNonNull(step, "step");
@@ -474,6 +471,12 @@ public final class KeyedCombiner<T, R> {
     /** The clock of {@code maxWait} and {@link Batch#submittedNanos}. */
     public Builder<T, R> ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** Runs {@code onPark} before each park of a waiting caller (tests count parks). */
+    Builder<T, R> onPark(Runnable onPark) {
+      this.onPark = Objects.requireNonNull(onPark, "onPark");
       return this;
     }
 

@@ -41,6 +41,9 @@ class KeyedCombinerTest {
   }
 
   /** Answers each request with itself times ten, recording each batch. */
+  /** Parks of waiting callers in the combiners {@link #recording} builds. */
+  private final AtomicInteger parks = new AtomicInteger();
+
   private KeyedCombiner<Integer, Integer> recording(int maxBatch, CountDownLatch holdFirst) {
     AtomicInteger steps = new AtomicInteger();
     return KeyedCombiner.<Integer, Integer>builder((key, batch) -> {
@@ -55,7 +58,7 @@ class KeyedCombinerTest {
       for (int i = 0; i < batch.size(); i++) {
         batch.succeed(i, batch.request(i) * 10);
       }
-    }).maxBatch(maxBatch).build();
+    }).maxBatch(maxBatch).onPark(parks::incrementAndGet).build();
   }
 
   private static void await(CountDownLatch latch) {
@@ -80,7 +83,7 @@ class KeyedCombinerTest {
     for (int i = 0; i < 100; i++) {
       assertThat(combiner.submit("k", i, Duration.ofSeconds(1))).isEqualTo(i * 10);
     }
-    assertThat(combiner.parks()).isZero();
+    assertThat(parks).hasValue(0);
     assertThat(batches).hasSize(100).allMatch(b -> b.size() == 1);
     assertThat(combiner.waiting("k")).isZero();
   }
@@ -103,6 +106,8 @@ class KeyedCombinerTest {
     }
     assertThat(batches).containsExactly(
         List.of(0), List.of(1, 2, 3, 4), List.of(5, 6, 7, 8), List.of(9, 10));
+    assertThat(parks.get()).as("the queued callers waited parked, and were counted")
+        .isGreaterThanOrEqualTo(10);
   }
 
   @Test
