@@ -3,7 +3,6 @@ package io.writeguard.bench;
 import com.mongodb.client.MongoCollection;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
-
 import org.bson.types.ObjectId;
 
 /**
