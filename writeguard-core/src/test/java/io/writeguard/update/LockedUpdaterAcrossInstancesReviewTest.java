@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Timeout;
  * Adversarial review of bf7251b (one per-thread record of nested holds shared by every
  * {@link LockedUpdater}): group commit, where a leader runs other callers' mutators on its
  * thread; every exit path of a hold on a pool thread; a held lock lent to another updater and
- * lost meanwhile; ids 7 / 7L / 7.0 / "7" across collections, registries and lock services;
+ * lost meanwhile; ids 7 / 7L / 7.0 / "7" across collections and registries;
  * the adaptive updater's locked route; and documents with the same namespace on two
  * deployments. Every wait is bounded; a wait for the thread's own lock ends in a lock timeout
  * the assertions tell apart.
