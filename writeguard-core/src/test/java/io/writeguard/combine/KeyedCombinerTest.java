@@ -40,10 +40,10 @@ class KeyedCombinerTest {
     pool.shutdownNow();
   }
 
-  /** Answers each request with itself times ten, recording each batch. */
   /** Parks of waiting callers in the combiners {@link #recording} builds. */
   private final AtomicInteger parks = new AtomicInteger();
 
+  /** Answers each request with itself times ten, recording each batch. */
   private KeyedCombiner<Integer, Integer> recording(int maxBatch, CountDownLatch holdFirst) {
     AtomicInteger steps = new AtomicInteger();
     return KeyedCombiner.<Integer, Integer>builder((key, batch) -> {
