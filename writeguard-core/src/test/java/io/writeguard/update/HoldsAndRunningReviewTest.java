@@ -1,27 +1,19 @@
 package io.writeguard.update;
 
-import static com.mongodb.client.model.Filters.eq;
 import static io.writeguard.update.LockedTesting.replaced;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
 import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockService;
-import io.writeguard.testing.TestMongo;
 import java.lang.reflect.Field;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,41 +28,13 @@ import org.junit.jupiter.api.Timeout;
  * expected.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class HoldsAndRunningReviewTest {
-  private static final Duration LOCK_WAIT = Duration.ofSeconds(3);
-  private final MongoDatabase db = TestMongo.freshDatabase("HoldsAndRunningReview");
-  private final MongoCollection<Document> docs = db.getCollection("docs");
-  private final MongoCollection<Document> others = db.getCollection("others");
-  private final ExecutorService one = Executors.newSingleThreadExecutor();
-  private final ExecutorService pool = Executors.newCachedThreadPool();
-  private final List<AutoCloseable> closing = new ArrayList<>();
-
-  @AfterEach
-  void stop() throws Exception {
-    one.shutdownNow();
-    pool.shutdownNow();
-    for (AutoCloseable c : closing) {
-      c.close();
-    }
+class HoldsAndRunningReviewTest extends NestedUpdatesFixture {
+  HoldsAndRunningReviewTest() {
+    super("HoldsAndRunningReview");
   }
 
   private LockService local() {
-    LocalLockService locks = LocalLockService.create();
-    closing.add(locks);
-    return locks;
-  }
-
-  private static void insert(MongoCollection<Document> c, Object id) {
-    c.insertOne(new Document("_id", id).append("n", 0L).append("log", List.of())
-        .append("version", 0L));
-  }
-
-  private static List<String> log(MongoCollection<Document> c, Object id) {
-    return c.find(eq("_id", id)).first().getList("log", String.class);
-  }
-
-  private <T> T onOneThread(Callable<T> work) throws Exception {
-    return one.submit(work).get(60, TimeUnit.SECONDS);
+    return closed(LocalLockService.create());
   }
 
   /** The sizes of {@code Holds.NONE}'s two lists: what every thread that holds nothing sees. */

@@ -11,7 +11,6 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import io.writeguard.WriteGuardInterruptedException;
@@ -31,8 +30,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,7 +37,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bson.Document;
 import org.bson.codecs.configuration.CodecRegistries;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -54,48 +50,18 @@ import org.junit.jupiter.api.Timeout;
  * the assertions tell apart.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class LockedUpdaterAcrossInstancesReviewTest {
-  private static final Duration LOCK_WAIT = Duration.ofSeconds(3);
-  private final MongoDatabase db = TestMongo.freshDatabase("LockedAcrossReview");
-  private final MongoCollection<Document> docs = db.getCollection("docs");
-  private final MongoCollection<Document> others = db.getCollection("others");
-  private final ExecutorService one = Executors.newSingleThreadExecutor();
-  private final ExecutorService pool = Executors.newCachedThreadPool();
-  private final List<AutoCloseable> closing = new ArrayList<>();
-
-  @AfterEach
-  void stop() throws Exception {
-    one.shutdownNow();
-    pool.shutdownNow();
-    for (AutoCloseable c : closing) {
-      c.close();
-    }
-  }
-
-  private static void insert(MongoCollection<Document> c, Object id) {
-    c.insertOne(new Document("_id", id).append("n", 0L).append("log", List.of())
-        .append("version", 0L));
-  }
-
-  private static List<String> log(MongoCollection<Document> c, Object id) {
-    return c.find(eq("_id", id)).first().getList("log", String.class);
+class LockedUpdaterAcrossInstancesReviewTest extends NestedUpdatesFixture {
+  LockedUpdaterAcrossInstancesReviewTest() {
+    super("LockedAcrossReview");
   }
 
   private static long fence(MongoCollection<Document> c, Object id) {
     return ((Number) c.find(eq("_id", id)).first().get("_fence")).longValue();
   }
 
-  private static LockedUpdater updater(MongoCollection<Document> c, LockService locks) {
-    return LockedUpdater.builder(c, locks).lockWait(LOCK_WAIT).build();
-  }
-
   /** An updater of {@code c} whose documents are locked as "docs:<id>", as docs' are. */
   private static LockedUpdater sharingDocsKeys(MongoCollection<Document> c, LockService locks) {
     return LockedUpdater.builder(c, locks).lockWait(LOCK_WAIT).lockPrefix("docs:").build();
-  }
-
-  private <T> T onOneThread(java.util.concurrent.Callable<T> work) throws Exception {
-    return one.submit(work).get(60, TimeUnit.SECONDS);
   }
 
   /** Scripted tokens 1, 2, 3, ... over an in-process lock that counts acquisitions. */

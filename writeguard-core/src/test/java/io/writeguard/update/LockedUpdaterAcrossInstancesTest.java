@@ -1,26 +1,17 @@
 package io.writeguard.update;
 
-import static com.mongodb.client.model.Filters.eq;
 import static io.writeguard.update.LockedTesting.replaced;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.mongodb.client.MongoCollection;
-import com.mongodb.client.MongoDatabase;
 import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.lock.StaleLockException;
-import io.writeguard.testing.TestMongo;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,44 +26,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * own lock ends in a {@code LockTimeoutException}, which the assertions tell apart.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class LockedUpdaterAcrossInstancesTest {
-  private static final Duration LOCK_WAIT = Duration.ofSeconds(3);
-  private final MongoDatabase db = TestMongo.freshDatabase("LockedAcross");
-  private final MongoCollection<Document> docs = db.getCollection("docs");
-  private final MongoCollection<Document> others = db.getCollection("others");
-  private final ExecutorService one = Executors.newSingleThreadExecutor();
-  private final List<AutoCloseable> closing = new ArrayList<>();
-
-  @AfterEach
-  void stop() throws Exception {
-    one.shutdownNow();
-    for (AutoCloseable c : closing) {
-      c.close();
-    }
+class LockedUpdaterAcrossInstancesTest extends NestedUpdatesFixture {
+  LockedUpdaterAcrossInstancesTest() {
+    super("LockedAcross");
   }
 
   private LockService locks(String kind) {
-    LockService locks = kind.equals("local") ? LocalLockService.create()
-        : MongoLeaseLockService.builder(db, "locks").build();
-    closing.add(locks);
-    return locks;
-  }
-
-  private static LockedUpdater updater(MongoCollection<Document> c, LockService locks) {
-    return LockedUpdater.builder(c, locks).lockWait(LOCK_WAIT).build();
-  }
-
-  private static void insert(MongoCollection<Document> c, Object id) {
-    c.insertOne(new Document("_id", id).append("n", 0L).append("log", List.of())
-        .append("version", 0L));
-  }
-
-  private static List<String> log(MongoCollection<Document> c, Object id) {
-    return c.find(eq("_id", id)).first().getList("log", String.class);
-  }
-
-  private <T> T onOneThread(java.util.concurrent.Callable<T> work) throws Exception {
-    return one.submit(work).get(45, TimeUnit.SECONDS);
+    return closed(kind.equals("local") ? LocalLockService.create()
+        : MongoLeaseLockService.builder(db, "locks").build());
   }
 
   @ParameterizedTest
