@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
@@ -200,6 +201,30 @@ public final class LockedTesting {
    * of the local service's) and that counts its acquisitions; the next handle can be made one
    * that already knows its lease is lost.
    */
+  /**
+   * {@code local}, with {@code acquire} in place of its own acquire (a test's recording or
+   * scripted take); the rest is {@code local}'s.
+   */
+  static LockService acquiringThrough(LocalLockService local,
+      BiFunction<String, Duration, LockHandle> acquire) {
+    return new LockService() {
+      @Override
+      public LockHandle acquire(String key, Duration waitTimeout) {
+        return acquire.apply(key, waitTimeout);
+      }
+
+      @Override
+      public Optional<LockHandle> tryAcquire(String key) {
+        return local.tryAcquire(key);
+      }
+
+      @Override
+      public String backend() {
+        return local.backend();
+      }
+    };
+  }
+
   static final class ScriptedLocks implements LockService {
     final LocalLockService local = LocalLockService.create();
     final AtomicInteger acquired = new AtomicInteger();

@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import static io.writeguard.update.LockedTesting.acquiringThrough;
 import static io.writeguard.update.LockedTesting.failureOf;
 import static io.writeguard.update.LockedTesting.replaced;
 import static io.writeguard.update.LockedTesting.waitUntil;
@@ -16,7 +17,6 @@ import io.writeguard.update.LockedTesting.HeldBatch;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -64,24 +64,11 @@ class LockedUpdaterLongestWaitReviewTest {
     LocalLockService local = LocalLockService.create();
     AtomicInteger acquires = new AtomicInteger();
     AtomicReference<Thread> lastAcquirer = new AtomicReference<>();
-    LockService locks = new LockService() {
-      @Override
-      public LockHandle acquire(String key, Duration waitTimeout) {
-        lastAcquirer.set(Thread.currentThread());
-        acquires.incrementAndGet();
-        return local.acquire(key, waitTimeout);
-      }
-
-      @Override
-      public Optional<LockHandle> tryAcquire(String key) {
-        return local.tryAcquire(key);
-      }
-
-      @Override
-      public String backend() {
-        return local.backend();
-      }
-    };
+    LockService locks = acquiringThrough(local, (key, waitTimeout) -> {
+      lastAcquirer.set(Thread.currentThread());
+      acquires.incrementAndGet();
+      return local.acquire(key, waitTimeout);
+    });
     LockedUpdater updater = LockedUpdater.builder(real, locks).listener(listener)
         .lockWait(FOREVER).build();
     // Every update runs inside a budget of 3 s, as an update made from inside another call is.

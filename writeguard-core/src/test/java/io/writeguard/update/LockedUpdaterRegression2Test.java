@@ -1,6 +1,7 @@
 package io.writeguard.update;
 
 import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.update.LockedTesting.acquiringThrough;
 import static io.writeguard.update.LockedTesting.awaitAtMost;
 import static io.writeguard.update.LockedTesting.failureOf;
 import static io.writeguard.update.LockedTesting.replaced;
@@ -122,28 +123,15 @@ class LockedUpdaterRegression2Test {
     LocalLockService local = LocalLockService.create();
     AtomicBoolean aHolds = new AtomicBoolean();
     AtomicReference<String> heldTogether = new AtomicReference<>();
-    LockService recording = new LockService() {
-      @Override
-      public LockHandle acquire(String key, Duration waitTimeout) {
-        LockHandle h = local.acquire(key, waitTimeout);
-        if (!key.equals("docs:k")) { // the symbol's lock: stop before the (embedded) server
-          heldTogether.set(aHolds.get() ? "docs:k and " + key : null);
-          h.close();
-          throw new IllegalStateException("stop: symbols crash the embedded server");
-        }
-        return h;
+    LockService recording = acquiringThrough(local, (key, waitTimeout) -> {
+      LockHandle h = local.acquire(key, waitTimeout);
+      if (!key.equals("docs:k")) { // the symbol's lock: stop before the (embedded) server
+        heldTogether.set(aHolds.get() ? "docs:k and " + key : null);
+        h.close();
+        throw new IllegalStateException("stop: symbols crash the embedded server");
       }
-
-      @Override
-      public Optional<LockHandle> tryAcquire(String key) {
-        return local.tryAcquire(key);
-      }
-
-      @Override
-      public String backend() {
-        return local.backend();
-      }
-    };
+      return h;
+    });
     LockedUpdater updater = LockedUpdater.builder(real, recording).groupCommit(false)
         .fencing(false).versionFilter(false).lockWait(Duration.ofSeconds(3)).build();
     CountDownLatch release = new CountDownLatch(1);
