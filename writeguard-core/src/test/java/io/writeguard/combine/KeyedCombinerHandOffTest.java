@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.writeguard.Ticker;
+import io.writeguard.testing.Gates;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -57,7 +58,7 @@ class KeyedCombinerHandOffTest {
           for (int i = 0; i < batch.size(); i++) {
             if (batch.request(i).equals("leader")) {
               leaderInStep.countDown();
-              awaitQuietly(leaderMayFinish);
+              Gates.await(leaderMayFinish);
             }
             batch.succeed(i, "ran " + batch.request(i));
           }
@@ -134,17 +135,6 @@ class KeyedCombinerHandOffTest {
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void awaitQuietly(CountDownLatch latch) {
-    try {
-      if (!latch.await(30, TimeUnit.SECONDS)) {
-        throw new AssertionError("the test's gate never opened");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
     }
   }
 }

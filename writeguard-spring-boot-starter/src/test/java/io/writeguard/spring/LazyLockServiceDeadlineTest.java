@@ -6,6 +6,7 @@ import io.writeguard.deadline.Deadlines;
 import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockHandle;
+import io.writeguard.testing.Gates;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -32,7 +33,7 @@ class LazyLockServiceDeadlineTest {
       LocalLockService local = LocalLockService.create();
       lazy = new LazyLockService("redis", () -> {
         connecting.countDown();
-        awaitQuietly(connectMayEnd);
+        Gates.await(connectMayEnd);
         return local;
       });
       first = CompletableFuture.supplyAsync(() -> lazy.acquire("a", Duration.ofSeconds(30)));
@@ -80,16 +81,5 @@ class LazyLockServiceDeadlineTest {
     connect.connectEnds();
     second.get(10, TimeUnit.SECONDS).close();
     connect.lazy.close();
-  }
-
-  private static void awaitQuietly(CountDownLatch latch) {
-    try {
-      if (!latch.await(30, TimeUnit.SECONDS)) {
-        throw new AssertionError("the test's gate never opened");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
   }
 }
