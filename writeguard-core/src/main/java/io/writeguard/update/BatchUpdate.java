@@ -269,8 +269,8 @@ final class BatchUpdate {
       runBatch(id, requests);
     } finally {
       if (outer == null) {
-        // Cleared, not removed: the next call's get then finds the entry instead of making it
-        // again (a cost on every call); null keeps no object of this library on the thread.
+        // Cleared, not removed: the thread's next get finds the entry instead of making it
+        // again after every batch it led; null keeps no object of this library on the thread.
         runningHere.set(null);
         if (here.interruptSetAside) {
           Thread.currentThread().interrupt();
