@@ -146,7 +146,9 @@ final class ServeJvms implements AutoCloseable {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
       int status = response.statusCode();
       detail = "status=" + status + response.headers().firstValue("Retry-After")
-          .map(v -> " retry-after=" + v).orElse("") + " " + abbreviate(response.body());
+          .map(v -> " retry-after=" + v).orElse("")
+          + response.headers().firstValue("Server-Timing").map(v -> " server=" + v).orElse("")
+          + " " + abbreviate(response.body());
       if (status == 200) {
         outcome = Op.Outcome.ACK;
       } else if (status == 503 && !response.body().contains("shutting down")) {

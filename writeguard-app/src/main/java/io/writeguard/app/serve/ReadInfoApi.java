@@ -60,6 +60,14 @@ public final class ReadInfoApi {
    * answer is always delivered; a body larger than this is cut off unread.
    */
   static final long MAX_SWALLOW_BYTES = 1 << 20;
+  /**
+   * The answer's time in this process, from the route's first step to the answer being
+   * written ({@code Server-Timing: app;dur=<ms>}, W3C Server Timing): a client that waited
+   * longer than this waited on the network, the machine or the server's queue, not on the
+   * request's work.
+   */
+  static final String SERVER_TIMING = "Server-Timing";
+  private static final String STARTED = "writeguard.started";
 
   private final ReadInfoService service;
   private final JwtAuth auth;
@@ -202,6 +210,7 @@ public final class ReadInfoApi {
   Handler route(String template, Handler handler) {
     return ctx -> {
       long start = ticker.nanoTime();
+      ctx.attribute(STARTED, start);
       if (!gate.enter()) {
         ctx.header("Connection", "close");
         respondError(ctx, new ErrorResponse(503, "the server is shutting down", null,
@@ -233,6 +242,12 @@ public final class ReadInfoApi {
   /** Answers a request that matched no route (or a Javalin-level refusal) in our error shape. */
   void unmatched(Context ctx, int status, String message) {
     respondError(ctx, new ErrorResponse(status, message, null, null));
+  }
+
+  /** {@code app;dur=} and the milliseconds, to a tenth. */
+  static String serverTiming(long nanos) {
+    long tenths = Math.max(0, nanos) / 100_000;
+    return "app;dur=" + tenths / 10 + "." + tenths % 10;
   }
 
   private Duration elapsed(long start) {
@@ -308,8 +323,12 @@ public final class ReadInfoApi {
   }
 
   /** Writes and flushes the whole answer now, so it is on the wire before the request ends. */
-  private static void respond(Context ctx, int status, String contentType, byte[] bytes) {
+  private void respond(Context ctx, int status, String contentType, byte[] bytes) {
     ctx.status(status);
+    Long started = ctx.attribute(STARTED);
+    if (started != null) {
+      ctx.header(SERVER_TIMING, serverTiming(ticker.nanoTime() - started));
+    }
     ctx.res().setContentType(contentType);
     ctx.res().setContentLength(bytes.length);
     try {

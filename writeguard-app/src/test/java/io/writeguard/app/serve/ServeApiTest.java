@@ -61,6 +61,20 @@ class ServeApiTest {
   }
 
   @Test
+  void everyAnswerOfARouteSaysHowLongItsWorkTook() {
+    List<HttpResponse<String>> answers = List.of(
+        serve.mark(id, "k1", "s0", "2", "alice", "optimistic"), // 200
+        serve.mark(id, "k1", "s0", "2", "alice", "no-such-strategy"), // 400
+        serve.get("/docs/" + new ObjectId().toHexString(), "alice"), // 404
+        serve.get("/docs/" + id, null), // 401
+        serve.get("/health/live", null));
+    for (HttpResponse<String> r : answers) {
+      assertThat(r.headers().firstValue("Server-Timing")).as("%s %s", r.statusCode(), r.body())
+          .hasValueSatisfying(v -> assertThat(v).matches("app;dur=\\d+\\.\\d"));
+    }
+  }
+
+  @Test
   void markAnswers200AndARepeatedClickChangesNothing() {
     HttpResponse<String> first = serve.mark(id, "k1", "s0", "2", "alice", "optimistic");
     assertThat(first.statusCode()).as(first.body()).isEqualTo(200);

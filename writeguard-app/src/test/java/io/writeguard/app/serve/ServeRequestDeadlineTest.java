@@ -61,10 +61,29 @@ class ServeRequestDeadlineTest {
           .isLessThan(BOUND);
       assertThat(r.statusCode()).as(strategy + ": " + r.body()).isEqualTo(503);
       assertThat(r.headers().firstValue("Retry-After")).as(strategy).isPresent();
+      // The server's own time covers the wait for the stalled server and no more than the
+      // client saw: the header tells a slow answer's work apart from its trip.
+      assertThat(serverMillis(r)).as(strategy)
+          .isGreaterThanOrEqualTo(DEADLINE.toMillis() - 1.0)
+          .isLessThanOrEqualTo(took.toNanos() / 1e6);
     }
     long start = System.nanoTime();
     assertThat(serve.get("/docs/" + id, "reader").statusCode()).isEqualTo(503);
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(BOUND);
+  }
+
+  @Test
+  void theServerTimingHeaderGivesMillisecondsToATenth() {
+    assertThat(ReadInfoApi.serverTiming(1_234_567)).isEqualTo("app;dur=1.2");
+    assertThat(ReadInfoApi.serverTiming(10_250_000_000L)).isEqualTo("app;dur=10250.0");
+    assertThat(ReadInfoApi.serverTiming(0)).isEqualTo("app;dur=0.0");
+  }
+
+  /** The milliseconds of the answer's {@code Server-Timing: app;dur=<ms>}. */
+  static double serverMillis(HttpResponse<?> r) {
+    String value = r.headers().firstValue(ReadInfoApi.SERVER_TIMING).orElseThrow();
+    assertThat(value).startsWith("app;dur=");
+    return Double.parseDouble(value.substring("app;dur=".length()));
   }
 
   @Test
