@@ -35,9 +35,10 @@ import java.util.concurrent.locks.LockSupport;
  *       already queued when it is taken: a step never waits for more.
  *   <li><b>Every request answered once.</b> The step answers each request with
  *       {@link Batch#succeed} or {@link Batch#fail}; the caller then returns that value or
- *       throws that exception. If the step throws, every request it left unanswered fails with
- *       what it threw; if it returns leaving some unanswered, they fail with
- *       {@link IllegalStateException}.
+ *       throws that exception. Or, having done nothing for it, the step hands it back
+ *       ({@link Batch#handBack}) to a later batch. If the step throws, every request it left
+ *       unanswered (and did not hand back) fails with what it threw; if it returns leaving some
+ *       unanswered, they fail with {@link IllegalStateException}.
  *   <li><b>Bounded waits.</b> A request still queued when its {@code maxWait} runs out is
  *       withdrawn ({@link CombineTimeoutException}); one already taken by a batch is never
  *       abandoned, because the step may be writing it: its caller waits for the answer.
@@ -208,7 +209,8 @@ public final class KeyedCombiner<T, R> {
             signalNext(slot);
             throw new CombineTimeoutException(key, Duration.ofNanos(ticker.nanoTime() - me.since));
           }
-          if (Thread.interrupted()) {
+          // An interrupt that came while a batch had it counts too: it was handed back.
+          if (interrupted || Thread.interrupted()) {
             interrupted = true;
             if (me.state.compareAndSet(PENDING, WITHDRAWN)) {
               signalNext(slot);
@@ -244,7 +246,7 @@ public final class KeyedCombiner<T, R> {
         if (taken.isEmpty()) {
           return; // cannot happen while me is queued; never spin
         }
-        run(key, taken);
+        run(key, slot, taken);
       }
     } finally {
       slot.leader = null;
@@ -286,8 +288,8 @@ public final class KeyedCombiner<T, R> {
     }
   }
 
-  private void run(Object key, List<Waiter<T, R>> taken) {
-    Batch<T, R> batch = new Batch<>(key, taken);
+  private void run(Object key, Slot<T, R> slot, List<Waiter<T, R>> taken) {
+    Batch<T, R> batch = new Batch<>(key, slot, taken);
     Throwable thrown = null;
     try {
       step.run(key, batch);
@@ -295,7 +297,7 @@ public final class KeyedCombiner<T, R> {
       thrown = e;
     }
     for (int i = 0; i < taken.size(); i++) {
-      if (!batch.isDone(i)) {
+      if (!batch.isDone(i) && !batch.isHandedBack(i)) {
         Throwable error = thrown != null ? thrown : new IllegalStateException("the combiner's"
             + " step returned without answering request " + (i + 1) + " of " + taken.size()
             + " for key " + key);
@@ -331,6 +333,7 @@ public final class KeyedCombiner<T, R> {
     final Thread thread;
     final long since;
     final AtomicInteger state = new AtomicInteger(PENDING);
+    int attemptsMade; // by batches that handed it back; only leaders read and write it
     private R result;     // written before state becomes DONE, read after
     private Throwable error;
 
@@ -370,10 +373,13 @@ public final class KeyedCombiner<T, R> {
    */
   public static final class Batch<T, R> {
     private final Object key;
+    private final Slot<T, R> slot;
     private final List<Waiter<T, R>> waiters;
+    private boolean[] handedBack; // made by the first hand-back: nearly every batch has none
 
-    private Batch(Object key, List<Waiter<T, R>> waiters) {
+    private Batch(Object key, Slot<T, R> slot, List<Waiter<T, R>> waiters) {
       this.key = key;
+      this.slot = slot;
       this.waiters = waiters;
     }
 
@@ -443,6 +449,47 @@ public final class KeyedCombiner<T, R> {
       if (!waiters.get(i).answer(null, error)) {
         throw answeredTwice(i);
       }
+    }
+
+    /**
+     * Hands request {@code i}, taken by this batch and not answered, back to the queue, for a
+     * step that has nothing in flight for it and will do nothing more: its caller waits again
+     * as if never taken (its {@code maxWait} still counted from when it queued), and a later
+     * batch, led by another thread once this step has returned, takes it, with
+     * {@code attemptsMade} ({@link #attemptsMade}) so that its attempts stay counted. Why: a
+     * leader whose own request is answered (its deadline passed) must return then, not work on
+     * for the others on its thread. Only from the step, on the leader's thread; the leader's
+     * own request cannot be handed back.
+     *
+     * @throws IllegalStateException if it is the leader's own, answered or handed back already
+     */
+    public void handBack(int i, int attemptsMade) {
+      Waiter<T, R> w = waiters.get(i);
+      if (w.thread == Thread.currentThread()) {
+        throw new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
+            + " for key " + key + " is the leader's own; it cannot be handed back");
+      }
+      if (!w.state.compareAndSet(TAKEN, PENDING)) {
+        throw new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
+            + " for key " + key + " was answered or handed back already");
+      }
+      if (handedBack == null) {
+        handedBack = new boolean[waiters.size()];
+      }
+      handedBack[i] = true;
+      w.attemptsMade = attemptsMade; // published to the next leader by the queue
+      slot.queue.add(w);
+      LockSupport.unpark(w.thread); // to withdraw if its wait ran out; it leads only later
+    }
+
+    /** The attempts made for request {@code i} by the batches that handed it back (0: none). */
+    public int attemptsMade(int i) {
+      return waiters.get(i).attemptsMade;
+    }
+
+    /** True once request {@code i} has been {@linkplain #handBack handed back}. */
+    public boolean isHandedBack(int i) {
+      return handedBack != null && handedBack[i];
     }
 
     private IllegalStateException answeredTwice(int i) {

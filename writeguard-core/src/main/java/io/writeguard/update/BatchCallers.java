@@ -26,6 +26,8 @@ final class BatchCallers {
   private final WriteGuardListener listener;
   private final OperationScope scope;
   private final Ticker ticker;
+  /** The leader's own caller, or null when its request is not in this batch. */
+  private final Caller leader;
 
   BatchCallers(Object id, BatchUpdate.Requests requests, UpdateLoop loop,
       WriteGuardListener listener, OperationScope scope, Ticker ticker) {
@@ -35,14 +37,38 @@ final class BatchCallers {
     this.scope = scope;
     this.ticker = ticker;
     this.pending = new ArrayDeque<>(requests.size());
+    Caller leaders = null;
     for (int i = 0; i < requests.size(); i++) {
       Mutator mutator = requests.mutator(i);
       boolean returnAfter = requests.returnAfter(i);
       long startNanos = requests.submittedNanos(i);
       Deadline own = requests.deadline(i);
-      pending.add(new Caller(i, mutator, returnAfter, startNanos,
-          loop.deadlineOf(startNanos).earlier(own), own));
+      Caller c = new Caller(i, mutator, returnAfter, startNanos,
+          loop.deadlineOf(startNanos).earlier(own), own);
+      c.attempt = requests.attemptsMade(i);
+      pending.add(c);
+      if (leaders == null && requests.isCallersOwn(i)) {
+        leaders = c;
+      }
     }
+    this.leader = leaders;
+  }
+
+  /**
+   * Between rounds: when the leader's own caller is answered and others are not, hands them
+   * back to their queue with the attempts they made, and returns true. Its thread then
+   * returns, as its caller's deadline promised, instead of running their rounds; they retry
+   * under a batch of their own. Nothing is in flight for them between rounds.
+   */
+  boolean handBackWithoutLeader() {
+    if (leader == null || pending.isEmpty() || pending.contains(leader)) {
+      return false;
+    }
+    for (Caller c : pending) {
+      requests.handBack(c.index, c.attempt);
+    }
+    pending.clear();
+    return true;
   }
 
   /** One caller's state across the rounds. */

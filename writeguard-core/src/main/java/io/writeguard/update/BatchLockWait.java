@@ -22,7 +22,9 @@ import java.time.Duration;
  *   <li>It runs under the earliest deadline of the callers still waiting: the leader's thread
  *       lends the batch none of its own, as for the rounds. When that deadline cuts the wait,
  *       only the callers whose deadline passed are answered with the {@link LockTimeoutException};
- *       the others wait on for what is left of the lock wait.
+ *       the others wait on for what is left of the lock wait. When the leader is one of those
+ *       answered, the others are handed back to the queue instead, to wait on under a batch of
+ *       their own: the leader's thread returns at its deadline, as its caller was promised.
  *   <li>An interrupt of the leader is set aside and the wait resumed: the other callers did not
  *       ask to stop. The caller restores the flag once the batch is done
  *       ({@link #interruptSetAside}); a wait cut by it and resumed is still reported against
@@ -56,7 +58,9 @@ final class BatchLockWait {
   }
 
   /**
-   * The lock under {@code lockKey} for the batch's callers still waiting.
+   * The lock under {@code lockKey} for the batch's callers still waiting; null when the
+   * leader's own call was answered (its deadline passed) and the others were handed back to
+   * the queue, so that its thread returns now and theirs wait on under a batch of their own.
    *
    * @throws RuntimeException the failure every caller still waiting was answered with
    */
@@ -80,6 +84,10 @@ final class BatchLockWait {
         Duration left = left(start);
         if (e instanceof LockTimeoutException && !left.isNegative() && !left.isZero()
             && failPassed(id, failure)) {
+          if (leadersOwnIsAnswered()) {
+            handBackOpen();
+            return null;
+          }
           wait = left; // only the callers whose deadline passed gave up: the rest wait on
           continue;
         }
@@ -89,6 +97,25 @@ final class BatchLockWait {
           }
         }
         throw failure;
+      }
+    }
+  }
+
+  /** True when the batch holds the leader's own call and it is answered. */
+  private boolean leadersOwnIsAnswered() {
+    for (int i = 0; i < batch.size(); i++) {
+      if (batch.isCallersOwn(i)) {
+        return batch.isDone(i);
+      }
+    }
+    return false;
+  }
+
+  /** Hands every caller still waiting back to the queue: nothing was done for them yet. */
+  private void handBackOpen() {
+    for (int i = 0; i < batch.size(); i++) {
+      if (!batch.isDone(i)) {
+        batch.handBack(i, batch.attemptsMade(i));
       }
     }
   }

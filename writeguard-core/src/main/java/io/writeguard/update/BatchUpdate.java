@@ -116,6 +116,15 @@ final class BatchUpdate {
 
     /** Answers with {@code error}, a {@link RuntimeException} or an {@link Error}. */
     void fail(int i, Throwable error);
+
+    /** The attempts made for request {@code i} by earlier batches that handed it back. */
+    int attemptsMade(int i);
+
+    /**
+     * Hands request {@code i}, with nothing in flight for it, back to its queue after
+     * {@code attemptsMade} attempts, for a later batch ({@link KeyedCombiner.Batch#handBack}).
+     */
+    void handBack(int i, int attemptsMade);
   }
 
   /** Fails request {@code i} of {@code batch} with {@code error}, which its caller throws. */
@@ -197,6 +206,14 @@ final class BatchUpdate {
       public void fail(int i, Throwable error) {
         BatchUpdate.fail(batch, at(i), error);
       }
+
+      public int attemptsMade(int i) {
+        return batch.attemptsMade(at(i));
+      }
+
+      public void handBack(int i, int attemptsMade) {
+        batch.handBack(at(i), attemptsMade);
+      }
     };
   }
 
@@ -236,6 +253,14 @@ final class BatchUpdate {
 
       public void fail(int i, Throwable error) {
         BatchUpdate.fail(batch, i, error);
+      }
+
+      public int attemptsMade(int i) {
+        return batch.attemptsMade(i);
+      }
+
+      public void handBack(int i, int attemptsMade) {
+        batch.handBack(i, attemptsMade);
       }
     };
   }
@@ -302,7 +327,13 @@ final class BatchUpdate {
           () -> new Round(this, callers).run());
       if (!retried.isEmpty()) {
         retries++;
-        backOffOrGiveUp(callers, retried, retries);
+        Duration backoff = giveUpExhausted(callers, retried, retries);
+        if (callers.handBackWithoutLeader()) {
+          return; // the leader was answered: its thread returns, the others retry without it
+        }
+        if (!callers.pending.isEmpty()) {
+          backOff(backoff);
+        }
       }
     }
   }
@@ -318,7 +349,7 @@ final class BatchUpdate {
     UpdateOutcome outcome;
     try {
       outcome = loop.run(id, requests.mutator(0), requests.returnAfter(0),
-          requests.submittedNanos(0));
+          requests.submittedNanos(0), requests.attemptsMade(0));
     } catch (RuntimeException e) {
       requests.fail(0, e);
       return;
@@ -328,10 +359,10 @@ final class BatchUpdate {
 
   /**
    * After the batch's {@code retries}-th conflict or transient error: each retried caller
-   * out of attempts, or whose deadline the backoff would reach, gives up; then one backoff.
-   * An interrupt of the leader cuts the backoff short but fails nobody (see {@link #run}).
+   * out of attempts, or whose deadline the next backoff would reach, gives up. Returns that
+   * backoff.
    */
-  private void backOffOrGiveUp(BatchCallers callers, List<Caller> retried, int retries) {
+  private Duration giveUpExhausted(BatchCallers callers, List<Caller> retried, int retries) {
     Deque<Caller> pending = callers.pending;
     Duration backoff = retry.backoff(retries,
         random != null ? random : ThreadLocalRandom.current());
@@ -354,9 +385,11 @@ final class BatchUpdate {
         listener.onRetry(scope, callers.id, c.attempt, backoff);
       }
     }
-    if (pending.isEmpty()) {
-      return;
-    }
+    return backoff;
+  }
+
+  /** One backoff; an interrupt of the leader cuts it short but fails nobody (see {@link #run}). */
+  private void backOff(Duration backoff) {
     try {
       setInterruptAside();
       sleeper.sleep(backoff);

@@ -290,6 +290,9 @@ public final class LockedUpdater {
         batch);
     try {
       LockHandle held = wait.acquire(target.lockKey, key.id());
+      if (held == null) {
+        return; // the leader was answered; the others were handed back to the queue
+      }
       holdingWhile(target, held, () -> UnderLock.run(held, () -> {
         batches.on(storeFor(key, held)).run(key.id(), BatchUpdate.ofCalls(batch));
         return null;

@@ -117,12 +117,21 @@ final class UpdateLoop {
 
   /** Like {@link #run(Object, Mutator, boolean)} for a call that started at {@code startNanos}. */
   UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter, long startNanos) {
+    return run(id, mutator, returnAfter, startNanos, 0);
+  }
+
+  /**
+   * Like {@link #run(Object, Mutator, boolean, long)} for a call that made {@code attemptsMade}
+   * attempts already (in a group-commit batch that handed it back): they count.
+   */
+  UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter, long startNanos,
+      int attemptsMade) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(mutator, "mutator");
     // Every round trip of the call gets the time left before its deadline (see Deadline).
     Deadline outer = Deadline.enter(deadlineOf(startNanos));
     try {
-      return runWithin(id, mutator, returnAfter, startNanos);
+      return runWithin(id, mutator, returnAfter, startNanos, attemptsMade);
     } finally {
       Deadline.restore(outer);
     }
@@ -134,8 +143,9 @@ final class UpdateLoop {
   }
 
   private UpdateOutcome runWithin(Object id, Mutator mutator, boolean returnAfter,
-      long startNanos) {
+      long startNanos, int attemptsMade) {
     Call call = new Call(id, startNanos);
+    call.attempt = attemptsMade;
     try {
       while (true) {
         call.attempt++;

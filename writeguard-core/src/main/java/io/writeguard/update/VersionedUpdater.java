@@ -169,7 +169,10 @@ public final class VersionedUpdater {
    * value whose Java equality is MongoDB's: an ObjectId, a String, a Long, not a
    * {@code Document} whose field order may vary) on
    * the calling thread, with group commit's rules: one read and one write per round, each
-   * request answered with its {@link UpdateOutcome} or exception. Meant for a lock holder:
+   * request answered with its {@link UpdateOutcome} or exception, or, when the calling
+   * thread's own request was given up while others still retried, handed back to the queue
+   * between two rounds ({@link KeyedCombiner.Batch#isHandedBack}) for a later batch, so that
+   * the calling thread returns as a lone call would. Meant for a lock holder:
    * a combiner step that takes the document's lock and calls this pays one lock hand-off and
    * one read/write for the whole batch. The version filter still guards every write, so the
    * lock is never what keeps an update from being lost.

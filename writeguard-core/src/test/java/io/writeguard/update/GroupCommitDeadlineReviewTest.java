@@ -121,6 +121,59 @@ class GroupCommitDeadlineReviewTest {
         .containsExactly("first", "c");
   }
 
+  /**
+   * A leader given up at its own deadline returns then: its thread does not go on running
+   * rounds for the followers of its batch, which still have time (found by {@code writeguard
+   * chaos}, for the lock wait of a locked batch). c's rounds conflict with a competing writer
+   * until the test has b's answer; c is handed back to the queue and finishes under a batch of
+   * its own, with every attempt it made before counted.
+   */
+  @Test
+  void aLeaderGivenUpAtItsDeadlineReturnsThenWhileItsFollowerRetries() throws Exception {
+    insert("given-up");
+    VersionedUpdater updater = VersionedUpdater.builder(real)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(100_000).deadline(Duration.ofSeconds(60))
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build())
+        .build();
+    AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
+    HeldBatch held = held(updater, "given-up");
+    Future<UpdateOutcome> b = held.queue(() -> Deadlines.within(
+        Duration.ofSeconds(1), () -> updater.update("given-up", current -> increment(current, "b"))));
+    AtomicBoolean compete = new AtomicBoolean(true);
+    Future<UpdateOutcome> c = held.queue(current -> {
+      if (compete.get()) { // every round of c's conflicts, b's too, until b is answered
+        real.updateOne(eq("_id", "given-up"), atomic.raising(Updates.combine(
+            AtomicUpdates.inc(FieldPath.of("n"), 1L),
+            AtomicUpdates.push(FieldPath.of("log"), "competitor"))));
+      }
+      return increment(current, "c");
+    });
+    held.release();
+
+    Throwable bFailure;
+    try {
+      b.get(15, TimeUnit.SECONDS); // 1 s, and 14 s for a loaded machine
+      bFailure = null;
+    } catch (ExecutionException e) {
+      bFailure = e.getCause();
+    } catch (java.util.concurrent.TimeoutException e) {
+      bFailure = e;
+    } finally {
+      compete.set(false);
+    }
+    assertThat(bFailure).as("b, answered while c still retried").isInstanceOf(
+        RetriesExhaustedException.class);
+    assertThat(((RetriesExhaustedException) bFailure).budget())
+        .isEqualTo(RetriesExhaustedException.Budget.DEADLINE);
+    UpdateOutcome cOutcome = c.get(60, TimeUnit.SECONDS);
+    List<String> log = real.find(eq("_id", "given-up")).first().getList("log", String.class);
+    assertThat(log).doesNotContain("b").endsWith("c").startsWith("first");
+    long competitors = log.stream().filter("competitor"::equals).count();
+    assertThat(competitors).as("rounds that conflicted").isPositive();
+    assertThat(cOutcome.attempts()).as("c's attempts, counted across its two batches")
+        .isEqualTo(competitors + 1);
+  }
+
   @Test
   void aFollowersOwnDeadlineEndsItsWaitBehindAHeldBatch() throws Exception {
     insert("held");

@@ -15,10 +15,12 @@ import io.writeguard.testing.TestMongo;
 import io.writeguard.update.LockedTesting.HeldBatch;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,8 +33,8 @@ import org.junit.jupiter.api.Timeout;
  * of whichever caller happens to lead it, as the rounds after it are not ("the thread that
  * happens to run the round lends it none of its own", docs/deadlines.md): a caller with time
  * left must not fail because its leader's deadline passed; the leader, whose deadline passed, is
- * answered then (its thread, which runs the batch, returns once the batch is done, as it does
- * when its deadline passes during a round).
+ * answered then, and its thread returns then too: the callers left are handed back to the
+ * queue and wait on under a batch of their own.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LockedBatchLockWaitDeadlineReviewTest {
@@ -72,7 +74,7 @@ class LockedBatchLockWaitDeadlineReviewTest {
     held.release();
     LockHandle otherHeld = other.get(60, TimeUnit.SECONDS);
     // b's batch now waits for the lock; the other holder keeps it past b's deadline, until b
-    // is answered (b's thread leads the batch: it returns once the batch is done).
+    // is answered (c, handed back, then waits for the lock under a batch of its own).
     waitUntil(() -> listener.events.contains("failure:LockTimeoutException"));
     otherHeld.close();
     Throwable bFailure = failureOf(b);
@@ -82,6 +84,58 @@ class LockedBatchLockWaitDeadlineReviewTest {
         .isInstanceOf(LockTimeoutException.class);
     assertThat(cFailure).as("c, which had 30 s of lock wait left (log %s)", log("d")).isNull();
     assertThat(log("d")).containsExactly("first", "c");
+  }
+
+  /**
+   * The leader's own call is answered at its deadline, and so is its thread: it does not go on
+   * waiting for the lock on behalf of the batch's other callers (found by {@code writeguard
+   * chaos}: a {@code serve} request answered 2.1 s after its 10 s deadline, its thread waiting
+   * out the rest of the lock wait for a follower). The follower is handed back to the queue
+   * and waits on under a batch of its own, with nothing written for it meanwhile.
+   */
+  @Test
+  void aLeaderWhoseDeadlinePassedReturnsThenWhileItsFollowerWaitsOn() throws Exception {
+    real.insertOne(new Document("_id", "f").append("n", 0L).append("log", List.of())
+        .append("version", 0L));
+    LocalLockService locks = LocalLockService.create();
+    LockedTesting.TerminalEvents listener = new LockedTesting.TerminalEvents();
+    LockedUpdater updater = LockedUpdater.builder(real, locks).listener(listener)
+        .lockWait(Duration.ofSeconds(30)).build();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("f", m),
+        () -> updater.waiting("f"), c -> replaced(c, "first"));
+    Future<UpdateOutcome> b = pool.submit(() -> Deadlines.within(Duration.ofSeconds(2),
+        () -> updater.update("f", c -> replaced(c, "b"))));
+    waitUntil(() -> updater.waiting("f") == 1);
+    Future<UpdateOutcome> c = held.queue(cur -> replaced(cur, "c"));
+    Future<LockHandle> other = pool.submit(() -> locks.acquire("docs:f", Duration.ofSeconds(60)));
+    waitUntil(() -> locks.waiting("docs:f") == 1);
+
+    held.release();
+    LockHandle otherHeld = other.get(60, TimeUnit.SECONDS);
+    // The other holder keeps the lock: b's thread must come back at b's deadline anyway (2 s;
+    // 15 s allows for a loaded machine and is still far from the 30 s lock wait).
+    Throwable bFailure;
+    try {
+      b.get(15, TimeUnit.SECONDS);
+      bFailure = null;
+    } catch (ExecutionException e) {
+      bFailure = e.getCause();
+    } catch (TimeoutException e) {
+      bFailure = e;
+    }
+    boolean cAnsweredWhileTheLockWasHeld = c.isDone();
+    List<String> logWhileHeld = log("f");
+    otherHeld.close();
+    Throwable cFailure = failureOf(c);
+
+    assertThat(bFailure).as("b, returned while another holder still had the lock")
+        .isInstanceOf(LockTimeoutException.class);
+    assertThat(cAnsweredWhileTheLockWasHeld).as("c still waits for the lock").isFalse();
+    assertThat(logWhileHeld).containsExactly("first");
+    assertThat(cFailure).as("c, which had 30 s of lock wait left").isNull();
+    assertThat(log("f")).containsExactly("first", "c");
+    assertThat(listener.events).as("one terminal event per caller")
+        .containsExactlyInAnyOrder("success", "failure:LockTimeoutException", "success");
   }
 
   @Test

@@ -146,6 +146,14 @@ public final class RoundCostBenchmark {
     public void fail(int i, Throwable error) {
       throw new IllegalStateException("caller " + i + " failed", error);
     }
+
+    public int attemptsMade(int i) {
+      return 0;
+    }
+
+    public void handBack(int i, int attemptsMade) {
+      throw new IllegalStateException("caller " + i + " handed back: there is no leader here");
+    }
   }
 
   /** Every read gives the same document; every write matches and changes nothing. */
