@@ -151,6 +151,9 @@ class KeyedCombinerHandBackTest {
           batch.handBack(i, 1);
         }
       }
+      // Still leading while b looks again: b finds its wait over and withdraws. (A request
+      // that finds nobody leading leads, whatever its wait, as a fresh one does.)
+      sleep(1000);
     });
     CompletableFuture<String> first = submit(combiner, "first", HOUR);
     assertThat(firstInStep.await(10, TimeUnit.SECONDS)).isTrue();

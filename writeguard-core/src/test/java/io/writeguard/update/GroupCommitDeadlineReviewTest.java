@@ -170,8 +170,10 @@ class GroupCommitDeadlineReviewTest {
     assertThat(log).doesNotContain("b").endsWith("c").startsWith("first");
     long competitors = log.stream().filter("competitor"::equals).count();
     assertThat(competitors).as("rounds that conflicted").isPositive();
+    // Each conflicting round and the last one, and at most one round whose read b's deadline
+    // cut (a round runs under its callers' earliest deadline): counted across c's two batches.
     assertThat(cOutcome.attempts()).as("c's attempts, counted across its two batches")
-        .isEqualTo(competitors + 1);
+        .isBetween((int) competitors + 1, (int) competitors + 2);
   }
 
   @Test
