@@ -50,7 +50,8 @@ import org.bson.Document;
  *       to the lock's token and its version by one, and every write is filtered on the fence, so
  *       a holder whose lease ran out during a pause is refused by MongoDB itself. A refused
  *       caller wrote nothing; it takes the lock again and starts over, at most
- *       {@value #MAX_FENCED_REJECTIONS} times, then gets the {@link StaleLockException}. The
+ *       {@value #MAX_FENCED_REJECTIONS} times, then gets the {@link StaleLockException} (at
+ *       once when it ran nested, under a lock its thread already held). The
  *       claim touches only a document whose version the policy accepts.
  *   <li><b>The version</b> (on by default): the write also filters on the version read and
  *       raises it, so writers that bypass the lock ({@link VersionedUpdater}, versioned atomic
@@ -221,8 +222,11 @@ public final class LockedUpdater {
           throw e; // a mutator's own (a nested update of another document): unchanged
         }
         // Refused by the fence: a newer holder claimed the document, so this update wrote
-        // nothing and may run again, under a lock taken afresh.
-        if (++rejections >= MAX_FENCED_REJECTIONS) {
+        // nothing and may run again, under a lock taken afresh. Not when it ran under a lock
+        // its thread already holds (nested): that lock is all it can have, and the same fence
+        // would refuse it again.
+        boolean lent = Holds.current().lock(locks, target.lockKey) != null;
+        if (lent || ++rejections >= MAX_FENCED_REJECTIONS) {
           listener.onFailure(scope(), id, e);
           throw e;
         }

@@ -23,6 +23,8 @@ import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.lock.StaleLockException;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.FakeTime;
 import io.writeguard.testing.TestMongo;
 import java.time.Duration;
@@ -343,6 +345,51 @@ class LockedUpdaterAcrossInstancesReviewTest extends NestedUpdatesFixture {
     assertThat(written.written()).isTrue();
     assertThat(log(docs, 1)).containsExactly("outer");
     assertThat(fence(docs, 1)).isEqualTo(1L);
+  }
+
+  /**
+   * A nested update refused by the fence under a lock its thread already holds is not tried
+   * again: it cannot take that lock afresh, so each try would meet the same fence (it was tried
+   * {@value LockedUpdater#MAX_FENCED_REJECTIONS} times, each a claim refused).
+   */
+  @Test
+  void aNestedUpdateRefusedUnderALentLockIsNotTriedAgain() throws Exception {
+    insert(docs, 1);
+    others.insertOne(new Document("_id", 1).append("n", 0L).append("log", List.of())
+        .append("version", 0L).append("_fence", 2L)); // the next holder's token
+    LockedTesting.ScriptedLocks locks = countingLocks(); // the outer gets token 1
+    LockedUpdater outer = updater(docs, locks);
+    List<String> innerEvents = new CopyOnWriteArrayList<>();
+    LockedUpdater inner = LockedUpdater.builder(others, locks).lockWait(LOCK_WAIT)
+        .lockPrefix("docs:").listener(new WriteGuardListener() {
+          @Override
+          public void onAttempt(OperationScope scope, Object key,
+              int attempt) {
+            innerEvents.add("attempt");
+          }
+
+          @Override
+          public void onRetry(OperationScope scope, Object key,
+              int attempt, Duration backoff) {
+            innerEvents.add("retry");
+          }
+
+          @Override
+          public void onFailure(OperationScope scope, Object key,
+              Throwable error) {
+            innerEvents.add(error instanceof StaleLockException ? "failure:stale" : "failure");
+          }
+        }).build();
+    List<Throwable> nested = new ArrayList<>();
+    onOneThread(() -> outer.update(1, c -> {
+      nested.add(catchThrowable(() -> inner.update(1, d -> replaced(d, "stale"))));
+      return replaced(c, "outer");
+    }));
+
+    assertThat(nested).singleElement().isInstanceOf(StaleLockException.class);
+    assertThat(innerEvents).containsExactly("attempt", "failure:stale");
+    assertThat(log(others, 1)).isEmpty();
+    assertThat(log(docs, 1)).containsExactly("outer");
   }
 
   /**
