@@ -321,39 +321,12 @@ class LockedUpdaterAcrossInstancesReviewTest extends NestedUpdatesFixture {
   /**
    * A lock lent to another updater and lost meanwhile: a newer holder of "docs:1" claimed the
    * other collection's document 1 (its fence is past the outer's token). The nested update is
-   * refused by the fence and writes nothing, and takes no lock of its own; the outer, which
-   * caught it, still writes its own document under its token.
+   * refused by the fence and writes nothing, takes no lock of its own and is not tried again
+   * (it was tried {@value LockedUpdater#MAX_FENCED_REJECTIONS} times, each a claim refused);
+   * the outer, which caught it, still writes its own document under its token.
    */
   @Test
   void aLostLockLentToAnotherUpdaterFencesItsNestedWrite() throws Exception {
-    insert(docs, 1);
-    others.insertOne(new Document("_id", 1).append("n", 0L).append("log", List.of())
-        .append("version", 0L).append("_fence", 2L)); // the next holder's token
-    LockedTesting.ScriptedLocks locks = countingLocks(); // the outer gets token 1
-    LockedUpdater outer = updater(docs, locks);
-    LockedUpdater inner = sharingDocsKeys(others, locks);
-    List<Throwable> nested = new ArrayList<>();
-    UpdateOutcome written = onOneThread(() -> outer.update(1, c -> {
-      nested.add(catchThrowable(() -> inner.update(1, d -> replaced(d, "stale"))));
-      return replaced(c, "outer");
-    }));
-
-    assertThat(nested).singleElement().isInstanceOf(StaleLockException.class);
-    assertThat(log(others, 1)).isEmpty();
-    assertThat(fence(others, 1)).isEqualTo(2L);
-    assertThat(locks.acquired.get()).as("the outer's lock only").isEqualTo(1);
-    assertThat(written.written()).isTrue();
-    assertThat(log(docs, 1)).containsExactly("outer");
-    assertThat(fence(docs, 1)).isEqualTo(1L);
-  }
-
-  /**
-   * A nested update refused by the fence under a lock its thread already holds is not tried
-   * again: it cannot take that lock afresh, so each try would meet the same fence (it was tried
-   * {@value LockedUpdater#MAX_FENCED_REJECTIONS} times, each a claim refused).
-   */
-  @Test
-  void aNestedUpdateRefusedUnderALentLockIsNotTriedAgain() throws Exception {
     insert(docs, 1);
     others.insertOne(new Document("_id", 1).append("n", 0L).append("log", List.of())
         .append("version", 0L).append("_fence", 2L)); // the next holder's token
@@ -381,15 +354,20 @@ class LockedUpdaterAcrossInstancesReviewTest extends NestedUpdatesFixture {
           }
         }).build();
     List<Throwable> nested = new ArrayList<>();
-    onOneThread(() -> outer.update(1, c -> {
+    UpdateOutcome written = onOneThread(() -> outer.update(1, c -> {
       nested.add(catchThrowable(() -> inner.update(1, d -> replaced(d, "stale"))));
       return replaced(c, "outer");
     }));
 
     assertThat(nested).singleElement().isInstanceOf(StaleLockException.class);
+    // Not tried again: under the lock its thread holds, each try would meet the same fence.
     assertThat(innerEvents).containsExactly("attempt", "failure:stale");
     assertThat(log(others, 1)).isEmpty();
+    assertThat(fence(others, 1)).isEqualTo(2L);
+    assertThat(locks.acquired.get()).as("the outer's lock only").isEqualTo(1);
+    assertThat(written.written()).isTrue();
     assertThat(log(docs, 1)).containsExactly("outer");
+    assertThat(fence(docs, 1)).isEqualTo(1L);
   }
 
   /**
