@@ -1,0 +1,123 @@
+package io.writeguard.update;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
+import io.writeguard.atomic.AtomicUpdates;
+import io.writeguard.deadline.Deadlines;
+import io.writeguard.path.FieldPath;
+import io.writeguard.testing.TestMongo;
+import io.writeguard.version.VersionPolicy;
+import io.writeguard.version.VersionedInsert;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Review of 5758919 (a batch's leader hands the callers left back to the queue) through
+ * {@link VersionedUpdater}: what becomes of a caller handed back.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class HandBackReviewTest {
+  private final MongoCollection<Document> real =
+      TestMongo.freshDatabase("HandBackReview").getCollection("docs");
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    pool.shutdownNow();
+  }
+
+  private void insert(String id) {
+    VersionedInsert.insertOne(real, VersionPolicy.defaults(),
+        new Document("_id", id).append("n", 0L).append("log", List.of()));
+  }
+
+  private static Mutation increment(Document current, String mark) {
+    return Mutation.update(Updates.combine(
+        Updates.set("n", current.getLong("n") + 1), Updates.push("log", mark)));
+  }
+
+  /**
+   * The leader b writes nothing, so it is answered in the first round of [b, c]; c's write
+   * conflicts (a competing writer), and c is handed back, after 1 attempt, to the tail of the
+   * queue, behind d and e, which queued during that round. d's batch is slow (its mutator
+   * holds until c is answered, or 8 s after c queued). Whichever thread leads next, c's caller
+   * must be answered by its own 3 s deadline, with an answer that counts the attempt it made.
+   * Instead: when c's thread leads (it usually wins the free slot), it runs [d, e] first, on
+   * its thread, and c is answered only once d's hold ends; when d leads, c is withdrawn from
+   * the queue at its deadline and reported as exhausted after 0 attempts.
+   */
+  @Test
+  void aCallerHandedBackBehindASlowBatchIsAnsweredByItsDeadlineWithTheAttemptsItMade()
+      throws Exception {
+    insert("tail");
+    RecordingListener events = new RecordingListener();
+    VersionedUpdater updater = VersionedUpdater.builder(real)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(100).deadline(Duration.ofSeconds(3))
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build())
+        .maxBatchSize(2)
+        .listener(events)
+        .build();
+    AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
+    HeldBatch held = new HeldBatch(pool, updater, "tail", current -> increment(current, "first"));
+    Future<UpdateOutcome> b = held.queue(current -> Mutation.none());
+    AtomicBoolean competed = new AtomicBoolean();
+    long cQueued = System.nanoTime();
+    Future<UpdateOutcome> c = held.queue(current -> {
+      if (competed.compareAndSet(false, true)) { // c's first round: d and e queue meanwhile
+        HeldBatch.waitUntil(() -> updater.waiting("tail") == 2);
+        real.updateOne(eq("_id", "tail"), atomic.raising(Updates.combine(
+            AtomicUpdates.inc(FieldPath.of("n"), 1L),
+            AtomicUpdates.push(FieldPath.of("log"), "competitor"))));
+      }
+      return increment(current, "c");
+    });
+    held.release();
+    HeldBatch.waitUntil(() -> updater.waiting("tail") == 0 && competed.get()); // [b, c] runs
+    AtomicBoolean cDoneWhenDWentOn = new AtomicBoolean();
+    AtomicBoolean dHeld = new AtomicBoolean();
+    Future<UpdateOutcome> d = held.queue(current -> {
+      if (dHeld.compareAndSet(false, true)) {
+        HeldBatch.waitUntil(() -> c.isDone()
+            || System.nanoTime() - cQueued > TimeUnit.SECONDS.toNanos(8));
+        cDoneWhenDWentOn.set(c.isDone());
+      }
+      return increment(current, "d");
+    });
+    Future<UpdateOutcome> e = held.queue(current -> increment(current, "e"));
+
+    assertThat(b.get(60, TimeUnit.SECONDS).written()).isFalse();
+    Throwable cFailure = failureOf(c);
+    failureOf(d);
+    failureOf(e);
+    assertThat(cDoneWhenDWentOn).as("c answered (3 s deadline) before d's hold ended (8 s);"
+        + " c got %s", cFailure == null ? "success" : cFailure).isTrue();
+    if (cFailure instanceof RetriesExhaustedException out) {
+      assertThat(out.attempts()).as("c's attempts: 1 made before it was handed back; %s",
+          events.events).isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  private static Throwable failureOf(Future<?> f) {
+    try {
+      f.get(60, TimeUnit.SECONDS);
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+}
