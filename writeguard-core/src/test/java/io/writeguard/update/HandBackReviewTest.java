@@ -110,6 +110,55 @@ class HandBackReviewTest {
     }
   }
 
+  /**
+   * The leader L (1 s deadline of its own) writes nothing, so it is answered in the first
+   * round of [L, x1, x2]. x1's and x2's updates are not modelled in memory ($push with $slice),
+   * so each is sent alone, in a round of its own: nothing conflicts, so nothing is retried and
+   * nothing is handed back, and L's thread runs x2's round too. docs/deadlines.md promises the
+   * leader's thread returns by its deadline, waiting at most for "a round in flight"; here it
+   * waits for every later round (x2's mutator holds until L is answered, or 5 s).
+   */
+  @Test
+  void aLeaderAnsweredInTheFirstRoundDoesNotRunTheLaterRoundsOfItsFollowers() throws Exception {
+    insert("rounds");
+    VersionedUpdater updater = VersionedUpdater.builder(real)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(100).deadline(Duration.ofSeconds(60))
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build())
+        .build();
+    HeldBatch held = new HeldBatch(pool, updater, "rounds",
+        current -> increment(current, "first"));
+    Future<UpdateOutcome> lead = held.queue(() -> Deadlines.within(Duration.ofSeconds(1),
+        () -> updater.update("rounds", current -> Mutation.none())));
+    Future<UpdateOutcome> x1 = held.queue(current -> pushAlone("x1"));
+    AtomicBoolean leadDoneWhenX2Ran = new AtomicBoolean();
+    AtomicBoolean x2Held = new AtomicBoolean();
+    long start = System.nanoTime();
+    Future<UpdateOutcome> x2 = held.queue(current -> {
+      if (x2Held.compareAndSet(false, true)) {
+        HeldBatch.waitUntil(() -> lead.isDone()
+            || System.nanoTime() - start > TimeUnit.SECONDS.toNanos(5));
+        leadDoneWhenX2Ran.set(lead.isDone());
+      }
+      return pushAlone("x2");
+    });
+    held.release();
+
+    assertThat(lead.get(60, TimeUnit.SECONDS).written()).isFalse();
+    assertThat(x1.get(60, TimeUnit.SECONDS).written()).isTrue();
+    assertThat(x2.get(60, TimeUnit.SECONDS).written()).isTrue();
+    assertThat(real.find(eq("_id", "rounds")).first().getList("log", String.class))
+        .containsExactly("first", "x1", "x2");
+    assertThat(leadDoneWhenX2Ran)
+        .as("L (answered in round 1, 1 s deadline) had returned before x2's round ran")
+        .isTrue();
+  }
+
+  /** A $push that the in-memory model does not cover ($slice), so it is always sent alone. */
+  private static Mutation pushAlone(String mark) {
+    return Mutation.update(Updates.pushEach("log", List.of(mark),
+        new com.mongodb.client.model.PushOptions().slice(-100)));
+  }
+
   private static Throwable failureOf(Future<?> f) {
     try {
       f.get(60, TimeUnit.SECONDS);
