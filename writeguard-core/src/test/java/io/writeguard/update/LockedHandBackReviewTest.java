@@ -92,4 +92,47 @@ class LockedHandBackReviewTest {
         .containsExactlyInAnyOrder("success", "failure:LockTimeoutException", "success");
     assertThat(locks.waiting("docs:i")).isZero();
   }
+
+  /**
+   * The lock wait is one per call: {@code lockWait(4 s)}. b (3.5 s deadline) leads [b, c]; the
+   * lock is held by another holder throughout. At b's deadline c is handed back and its own
+   * batch asks for the lock again, with a whole new lock wait: c waits about 7.5 s in all, not
+   * the 4 s it was given. Checked at 6 s, well between the two.
+   */
+  @Test
+  void aCallerHandedBackWaitsForTheLockNoLongerThanItsLockWaitInAll() throws Exception {
+    real.insertOne(new Document("_id", "w").append("n", 0L).append("log", List.of())
+        .append("version", 0L));
+    LocalLockService locks = LocalLockService.create();
+    LockedUpdater updater = LockedUpdater.builder(real, locks)
+        .lockWait(Duration.ofSeconds(4)).build();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("w", m),
+        () -> updater.waiting("w"), c -> replaced(c, "first"));
+    Future<UpdateOutcome> b = pool.submit(() -> Deadlines.within(Duration.ofMillis(3500),
+        () -> updater.update("w", c -> replaced(c, "b"))));
+    waitUntil(() -> updater.waiting("w") == 1);
+    long cQueued = System.nanoTime();
+    Future<UpdateOutcome> c = held.queue(cur -> replaced(cur, "c"));
+    Future<LockHandle> other = pool.submit(() -> locks.acquire("docs:w", Duration.ofSeconds(60)));
+    waitUntil(() -> locks.waiting("docs:w") == 1);
+
+    held.release();
+    LockHandle otherHeld = other.get(60, TimeUnit.SECONDS);
+    try {
+      assertThat(failureOf(b)).isInstanceOf(LockTimeoutException.class);
+      waitUntil(() -> c.isDone()
+          || System.nanoTime() - cQueued > TimeUnit.MILLISECONDS.toNanos(6000));
+      boolean cAnsweredBy6s = c.isDone();
+      long cAnsweredAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cQueued);
+      Throwable cFailure = failureOf(c);
+      cAnsweredAfterMs = cAnsweredBy6s ? cAnsweredAfterMs
+          : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cQueued);
+      assertThat(cFailure).isInstanceOf(LockTimeoutException.class);
+      assertThat(cAnsweredBy6s).as("c, lock wait 4 s, answered after %d ms", cAnsweredAfterMs)
+          .isTrue();
+    } finally {
+      otherHeld.close();
+    }
+    assertThat(log("w")).containsExactly("first");
+  }
 }
