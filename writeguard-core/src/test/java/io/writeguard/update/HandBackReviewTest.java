@@ -153,6 +153,83 @@ class HandBackReviewTest {
         .isTrue();
   }
 
+  /**
+   * Exact totals under hand-backs: callers with short deadlines of their own lead batches that
+   * a competing writer makes conflict, so leaders are given up and hand the rest back. Every
+   * caller is answered; each one answered with success is written exactly once, each one
+   * answered with a failure that says nothing was written is not written at all.
+   */
+  @Test
+  void everyCallerIsAnsweredAndWrittenOnceAtMostAcrossHandBacks() throws Exception {
+    insert("totals");
+    VersionedUpdater updater = VersionedUpdater.builder(real)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(50).deadline(Duration.ofSeconds(20))
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(10)).build())
+        .build();
+    AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
+    AtomicBoolean competing = new AtomicBoolean(true);
+    Future<Integer> competitor = pool.submit(() -> {
+      int n = 0;
+      while (competing.get() && n < 2000) {
+        real.updateOne(eq("_id", "totals"), atomic.raising(
+            AtomicUpdates.push(FieldPath.of("log"), "competitor")));
+        n++;
+        Thread.sleep(2);
+      }
+      return n;
+    });
+    int threads = 6;
+    int each = 20;
+    List<Future<List<String[]>>> workers = new java.util.ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      workers.add(pool.submit(() -> {
+        List<String[]> outcomes = new java.util.ArrayList<>();
+        java.util.Random random = new java.util.Random(thread);
+        for (int i = 0; i < each; i++) {
+          String mark = thread + "-" + i;
+          Duration own = Duration.ofMillis(random.nextBoolean() ? 20 + random.nextInt(80) : 5000);
+          String outcome;
+          try {
+            UpdateOutcome o = Deadlines.within(own,
+                () -> updater.update("totals", current -> increment(current, mark)));
+            outcome = o.written() ? "written" : "none";
+          } catch (WriteOutcomeUnknownException e) {
+            outcome = "unknown";
+          } catch (RuntimeException e) {
+            outcome = "failed " + e.getClass().getSimpleName();
+          }
+          outcomes.add(new String[] {mark, outcome});
+        }
+        return outcomes;
+      }));
+    }
+    List<String[]> all = new java.util.ArrayList<>();
+    for (Future<List<String[]>> w : workers) {
+      all.addAll(w.get(100, TimeUnit.SECONDS));
+    }
+    competing.set(false);
+    competitor.get(60, TimeUnit.SECONDS);
+
+    List<String> log = real.find(eq("_id", "totals")).first().getList("log", String.class);
+    assertThat(all).hasSize(threads * each);
+    java.util.Map<String, Long> times = new java.util.HashMap<>();
+    log.forEach(m -> times.merge(m, 1L, Long::sum));
+    for (String[] o : all) {
+      long written = times.getOrDefault(o[0], 0L);
+      if (o[1].equals("written")) {
+        assertThat(written).as("%s answered %s", o[0], o[1]).isEqualTo(1);
+      } else if (o[1].equals("unknown")) {
+        assertThat(written).as("%s answered %s", o[0], o[1]).isLessThanOrEqualTo(1);
+      } else {
+        assertThat(written).as("%s answered %s", o[0], o[1]).isZero();
+      }
+    }
+    long n = real.find(eq("_id", "totals")).first().getLong("n");
+    assertThat(n).as("n counts the callers' increments written").isEqualTo(
+        log.stream().filter(m -> !m.equals("competitor")).count());
+  }
+
   /** A $push that the in-memory model does not cover ($slice), so it is always sent alone. */
   private static Mutation pushAlone(String mark) {
     return Mutation.update(Updates.pushEach("log", List.of(mark),
