@@ -200,7 +200,12 @@ public final class KeyedCombiner<T, R> {
           return;
         }
         if (state == PENDING) {
-          if (slot.leading.compareAndSet(false, true)) {
+          // A request handed back looks at its wait and at an interrupt before it leads: it
+          // was queued past them, whether the slot is free by the time its thread runs or not.
+          boolean withdrawFirst = me.handedBack && (interrupted
+              || Thread.currentThread().isInterrupted()
+              || maxWaitNanos - (ticker.nanoTime() - me.since) <= 0);
+          if (!withdrawFirst && slot.leading.compareAndSet(false, true)) {
             lead(key, slot, me);
             continue;
           }
@@ -334,6 +339,7 @@ public final class KeyedCombiner<T, R> {
     final long since;
     final AtomicInteger state = new AtomicInteger(PENDING);
     int attemptsMade; // by batches that handed it back; only leaders read and write it
+    boolean handedBack; // written before the state goes back to PENDING, read after
     private R result;     // written before state becomes DONE, read after
     private Throwable error;
 
@@ -469,6 +475,7 @@ public final class KeyedCombiner<T, R> {
         throw new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
             + " for key " + key + " is the leader's own; it cannot be handed back");
       }
+      w.handedBack = true; // before the CAS publishes it; harmless if the CAS fails
       if (!w.state.compareAndSet(TAKEN, PENDING)) {
         throw new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
             + " for key " + key + " was answered or handed back already");
