@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -31,8 +31,9 @@ import java.util.concurrent.locks.LockSupport;
  *       moment in this combiner (a step for another key may run in parallel). The step runs on
  *       the leader's thread, which is one of the batch's callers.
  *   <li><b>FIFO, bounded.</b> A batch holds up to {@code maxBatch} requests, in the order they
- *       were submitted (the order of {@link #submit} calls' enqueueing), and only requests
- *       already queued when it is taken: a step never waits for more.
+ *       were submitted (the order of {@link #submit} calls' enqueueing; a request handed back
+ *       goes back to the head), and only requests already queued when it is taken: a step
+ *       never waits for more.
  *   <li><b>Every request answered once.</b> The step answers each request with
  *       {@link Batch#succeed} or {@link Batch#fail}; the caller then returns that value or
  *       throws that exception. Or, having done nothing for it, the step hands it back
@@ -212,7 +213,8 @@ public final class KeyedCombiner<T, R> {
           long remaining = maxWaitNanos - (ticker.nanoTime() - me.since); // overflow-safe
           if (remaining <= 0 && me.state.compareAndSet(PENDING, WITHDRAWN)) {
             signalNext(slot);
-            throw new CombineTimeoutException(key, Duration.ofNanos(ticker.nanoTime() - me.since));
+            throw new CombineTimeoutException(key, Duration.ofNanos(ticker.nanoTime() - me.since),
+                me.attemptsMade);
           }
           // An interrupt that came while a batch had it counts too: it was handed back.
           if (interrupted || Thread.interrupted()) {
@@ -301,6 +303,7 @@ public final class KeyedCombiner<T, R> {
     } catch (RuntimeException | Error e) {
       thrown = e;
     }
+    batch.requeueHandedBack();
     for (int i = 0; i < taken.size(); i++) {
       if (!batch.isDone(i) && !batch.isHandedBack(i)) {
         Throwable error = thrown != null ? thrown : new IllegalStateException("the combiner's"
@@ -326,7 +329,8 @@ public final class KeyedCombiner<T, R> {
 
   /** The queue and the leader flag of one key. */
   private static final class Slot<T, R> {
-    final ConcurrentLinkedQueue<Waiter<T, R>> queue = new ConcurrentLinkedQueue<>();
+    /** Submitted at the tail, handed back at the head (they are older than what queued since). */
+    final ConcurrentLinkedDeque<Waiter<T, R>> queue = new ConcurrentLinkedDeque<>();
     final AtomicBoolean leading = new AtomicBoolean();
     volatile Thread leader; // set and cleared by the leader while it holds `leading`
     final AtomicInteger users = new AtomicInteger(1); // its creator; never revived from 0
@@ -338,8 +342,8 @@ public final class KeyedCombiner<T, R> {
     final Thread thread;
     final long since;
     final AtomicInteger state = new AtomicInteger(PENDING);
-    int attemptsMade; // by batches that handed it back; only leaders read and write it
-    boolean handedBack; // written before the state goes back to PENDING, read after
+    int attemptsMade; // by batches that handed it back
+    boolean handedBack; // both written before the state goes back to PENDING, read after
     private R result;     // written before state becomes DONE, read after
     private Throwable error;
 
@@ -460,12 +464,13 @@ public final class KeyedCombiner<T, R> {
     /**
      * Hands request {@code i}, taken by this batch and not answered, back to the queue, for a
      * step that has nothing in flight for it and will do nothing more: its caller waits again
-     * as if never taken (its {@code maxWait} still counted from when it queued), and a later
-     * batch, led by another thread once this step has returned, takes it, with
+     * as if never taken (its {@code maxWait} still counted from when it queued; past it, or
+     * interrupted meanwhile, it is withdrawn), and once this step has returned it is put back
+     * at the head of the queue, ahead of what queued since, for the next batch, with
      * {@code attemptsMade} ({@link #attemptsMade}) so that its attempts stay counted. Why: a
      * leader whose own request is answered (its deadline passed) must return then, not work on
-     * for the others on its thread. Only from the step, on the leader's thread; the leader's
-     * own request cannot be handed back.
+     * for the others on its thread; the next batch is then led by another thread. Only from
+     * the step, on the leader's thread; the leader's own request cannot be handed back.
      *
      * @throws IllegalStateException if it is the leader's own, answered or handed back already
      */
@@ -475,7 +480,9 @@ public final class KeyedCombiner<T, R> {
         throw new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
             + " for key " + key + " is the leader's own; it cannot be handed back");
       }
-      w.handedBack = true; // before the CAS publishes it; harmless if the CAS fails
+      // Both before the CAS publishes them (to its caller's thread too); harmless if it fails.
+      w.handedBack = true;
+      w.attemptsMade = attemptsMade;
       if (!w.state.compareAndSet(TAKEN, PENDING)) {
         throw new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
             + " for key " + key + " was answered or handed back already");
@@ -484,9 +491,27 @@ public final class KeyedCombiner<T, R> {
         handedBack = new boolean[waiters.size()];
       }
       handedBack[i] = true;
-      w.attemptsMade = attemptsMade; // published to the next leader by the queue
-      slot.queue.add(w);
-      LockSupport.unpark(w.thread); // to withdraw if its wait ran out; it leads only later
+    }
+
+    /**
+     * After the step: puts the requests handed back at the head of the queue, in their order,
+     * ahead of those that queued since (FIFO), and wakes their callers (to withdraw if their
+     * wait ran out; they lead only once this leader has stopped).
+     */
+    private void requeueHandedBack() {
+      if (handedBack == null) {
+        return;
+      }
+      for (int i = waiters.size() - 1; i >= 0; i--) {
+        if (handedBack[i]) {
+          slot.queue.addFirst(waiters.get(i));
+        }
+      }
+      for (int i = 0; i < waiters.size(); i++) {
+        if (handedBack[i]) {
+          LockSupport.unpark(waiters.get(i).thread);
+        }
+      }
     }
 
     /** The attempts made for request {@code i} by the batches that handed it back (0: none). */
@@ -501,7 +526,7 @@ public final class KeyedCombiner<T, R> {
 
     private IllegalStateException answeredTwice(int i) {
       return new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
-          + " for key " + key + " was already answered");
+          + " for key " + key + (isHandedBack(i) ? " was handed back" : " was already answered"));
     }
   }
 

@@ -28,6 +28,7 @@ final class BatchCallers {
   private final Ticker ticker;
   /** The leader's own caller, or null when its request is not in this batch. */
   private final Caller leader;
+  private boolean leaderAnswered;
 
   BatchCallers(Object id, BatchUpdate.Requests requests, UpdateLoop loop,
       WriteGuardListener listener, OperationScope scope, Ticker ticker) {
@@ -55,13 +56,16 @@ final class BatchCallers {
   }
 
   /**
-   * Between rounds: when the leader's own caller is answered and others are not, hands them
-   * back to their queue with the attempts they made, and returns true. Its thread then
-   * returns, as its caller's deadline promised, instead of running their rounds; they retry
-   * under a batch of their own. Nothing is in flight for them between rounds.
+   * At a round's end: when the leader's own caller is answered, others are not, and the
+   * leader's deadline ends within {@code next} (what the batch would spend before its next
+   * round: a backoff, or nothing), hands them back to their queue with the attempts they made,
+   * and returns true. Its thread then returns, as its caller's deadline promised, instead of
+   * running their rounds past it; they go on under a batch of their own. Nothing is in flight
+   * for them between rounds. Before that deadline the leader runs their rounds itself: a
+   * hand-back costs them a new batch (under a lock, a new lock hand-off).
    */
-  boolean handBackWithoutLeader() {
-    if (leader == null || pending.isEmpty() || pending.contains(leader)) {
+  boolean handBackWithoutLeader(Duration next) {
+    if (!leaderAnswered || pending.isEmpty() || !leader.deadline.endsWithin(next)) {
       return false;
     }
     for (Caller c : pending) {
@@ -119,20 +123,25 @@ final class BatchCallers {
   }
 
   void succeed(Caller c, UpdateOutcome outcome) {
-    pending.remove(c);
+    answered(c);
     listener.onSuccess(scope, id, c.attempt, outcome.elapsed());
     requests.succeed(c.index, outcome);
   }
 
   void fail(Caller c, Throwable error) {
-    pending.remove(c);
+    answered(c);
     listener.onFailure(scope, id, error);
     requests.fail(c.index, error);
   }
 
+  private void answered(Caller c) {
+    pending.remove(c);
+    leaderAnswered |= c == leader;
+  }
+
   /** Gives {@code c} up: out of attempts, or its deadline would pass in the backoff. */
   void exhausted(Caller c, RetriesExhaustedException e) {
-    pending.remove(c);
+    answered(c);
     listener.onExhausted(scope, id, e.attempts(), e.elapsed());
     requests.fail(c.index, e);
   }

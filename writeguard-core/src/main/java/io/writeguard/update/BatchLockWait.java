@@ -71,7 +71,9 @@ final class BatchLockWait {
     while (true) {
       try {
         Duration w = wait;
-        return Deadline.replacing(earliestOpenDeadline(), () -> locks.acquire(lockKey, w));
+        LockHandle held = Deadline.replacing(earliestOpenDeadline(), () -> locks.acquire(lockKey, w));
+        lockWaitsOver();
+        return held;
       } catch (WriteGuardInterruptedException e) {
         Thread.interrupted(); // the service restored the flag: keep it for after the batch
         interruptSetAside = true;
@@ -85,7 +87,7 @@ final class BatchLockWait {
         if (e instanceof LockTimeoutException && !left.isNegative() && !left.isZero()
             && failPassed(id, failure)) {
           if (leadersOwnIsAnswered()) {
-            handBackOpen();
+            handBackOpen(left);
             return null;
           }
           wait = left; // only the callers whose deadline passed gave up: the rest wait on
@@ -111,10 +113,14 @@ final class BatchLockWait {
     return false;
   }
 
-  /** Hands every caller still waiting back to the queue: nothing was done for them yet. */
-  private void handBackOpen() {
+  /**
+   * Hands every caller still waiting back to the queue, nothing having been done for them, with
+   * what is left of their lock wait: the next batch waits for the lock no longer for them.
+   */
+  private void handBackOpen(Duration left) {
     for (int i = 0; i < batch.size(); i++) {
       if (!batch.isDone(i)) {
+        batch.request(i).lockWaitEndsWithin(left);
         batch.handBack(i, batch.attemptsMade(i));
       }
     }
@@ -124,16 +130,39 @@ final class BatchLockWait {
     return lockWait.minusNanos(ticker.nanoTime() - start);
   }
 
-  /** The earliest deadline of the batch's callers not answered yet (null: none has one). */
+  /**
+   * The earliest deadline of the batch's callers not answered yet, or end of a lock wait that
+   * an earlier batch began for one (null: none has either).
+   */
   private Deadline earliestOpenDeadline() {
     Deadline earliest = null;
     for (int i = 0; i < batch.size(); i++) {
-      Deadline d = batch.isDone(i) ? null : batch.request(i).deadline();
-      if (d != null) {
-        earliest = d.earlier(earliest);
+      if (!batch.isDone(i)) {
+        earliest = earlier(batch.request(i).deadline(), earliest);
+        earliest = earlier(batch.request(i).lockWaitEnd(), earliest);
       }
     }
     return earliest;
+  }
+
+  private static Deadline earlier(Deadline d, Deadline other) {
+    return d == null ? other : d.earlier(other);
+  }
+
+  /** The lock is had for every caller still waiting: a later wait of theirs is a new one. */
+  private void lockWaitsOver() {
+    for (int i = 0; i < batch.size(); i++) {
+      if (!batch.isDone(i)) {
+        batch.request(i).lockWaitOver();
+      }
+    }
+  }
+
+  /** Whether call {@code i}'s deadline, or the end of its lock wait, has passed. */
+  private boolean passed(int i) {
+    BatchUpdate.Call call = batch.request(i);
+    return call.deadline() != null && call.deadline().passed()
+        || call.lockWaitEnd() != null && call.lockWaitEnd().passed();
   }
 
   /**
@@ -146,8 +175,7 @@ final class BatchLockWait {
     for (int i = 0; i < batch.size(); i++) {
       if (!batch.isDone(i)) {
         open++;
-        Deadline d = batch.request(i).deadline();
-        if (d != null && d.passed()) {
+        if (passed(i)) {
           passed++;
         }
       }
@@ -156,8 +184,7 @@ final class BatchLockWait {
       return false;
     }
     for (int i = 0; i < batch.size(); i++) {
-      Deadline d = batch.isDone(i) ? null : batch.request(i).deadline();
-      if (d != null && d.passed()) {
+      if (!batch.isDone(i) && passed(i)) {
         listener.onFailure(scope, id, timeout);
         batch.fail(i, timeout);
       }

@@ -138,11 +138,49 @@ final class BatchUpdate {
 
   /**
    * One caller's update as queued in an updater's own combiner, with the deadline of the
-   * caller's thread when it queued it (a leader runs it on another thread).
+   * caller's thread when it queued it (a leader runs it on another thread), and, once a
+   * {@link LockedUpdater} batch that waited for the lock for it handed it back, when its lock
+   * wait ends: it is one per call, not one per batch. Written and read by the leaders that
+   * take it, one at a time (the combiner's queue publishes it).
    */
-  record Call(Mutator mutator, boolean returnAfter, Deadline deadline) {
+  static final class Call {
+    private final Mutator mutator;
+    private final boolean returnAfter;
+    private final Deadline deadline;
+    private Deadline lockWaitEnd;
+
     Call(Mutator mutator, boolean returnAfter) {
-      this(mutator, returnAfter, Deadline.current());
+      this.mutator = mutator;
+      this.returnAfter = returnAfter;
+      this.deadline = Deadline.current();
+    }
+
+    Mutator mutator() {
+      return mutator;
+    }
+
+    boolean returnAfter() {
+      return returnAfter;
+    }
+
+    /** The caller's own deadline, or null. */
+    Deadline deadline() {
+      return deadline;
+    }
+
+    /** When its lock wait ends, or null while no batch has waited for the lock for it. */
+    Deadline lockWaitEnd() {
+      return lockWaitEnd;
+    }
+
+    /** Its lock wait ends {@code left} from now, or earlier if it was to end earlier. */
+    void lockWaitEndsWithin(Duration left) {
+      lockWaitEnd = Deadline.after(left).earlier(lockWaitEnd);
+    }
+
+    /** The lock was had for it: a later wait for the lock is a new one. */
+    void lockWaitOver() {
+      lockWaitEnd = null;
     }
   }
 
@@ -321,6 +359,9 @@ final class BatchUpdate {
     BatchCallers callers = new BatchCallers(id, requests, loop, listener, scope, ticker);
     int retries = 0;
     while (!callers.pending.isEmpty()) {
+      if (callers.handBackWithoutLeader(Duration.ZERO)) {
+        return; // the leader was answered and its deadline passed: the others go on without it
+      }
       // A round answers all its callers: it is bounded by the earliest of their deadlines,
       // not by the leader's thread's (the leader may be answered already, or not in it).
       List<Caller> retried = Deadline.replacing(BatchCallers.earliestDeadline(callers.pending),
@@ -328,8 +369,8 @@ final class BatchUpdate {
       if (!retried.isEmpty()) {
         retries++;
         Duration backoff = giveUpExhausted(callers, retried, retries);
-        if (callers.handBackWithoutLeader()) {
-          return; // the leader was answered: its thread returns, the others retry without it
+        if (callers.handBackWithoutLeader(backoff)) {
+          return; // the leader was answered; the backoff would take it past its deadline
         }
         if (!callers.pending.isEmpty()) {
           backOff(backoff);

@@ -316,7 +316,10 @@ public final class LockedUpdater {
    */
   private void runOwn(LockTarget target,
       KeyedCombiner.Batch<BatchUpdate.Call, UpdateOutcome> batch) {
-    LockHandle lock = acquire(target);
+    // Handed back from a batch's lock wait, it waits only for what is left of its own.
+    Deadline lockWaitEnd = batch.request(0).lockWaitEnd();
+    LockHandle lock = lockWaitEnd == null ? acquire(target)
+        : Deadline.within(lockWaitEnd, () -> acquire(target));
     holdingWhile(target, lock, () -> UnderLock.run(lock, () -> {
       BatchUpdate.runAlone(loop.on(storeFor(target.document, lock)), listener, scope(),
           target.document.id(), BatchUpdate.ofCalls(batch));

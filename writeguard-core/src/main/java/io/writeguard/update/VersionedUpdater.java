@@ -97,9 +97,12 @@ public final class VersionedUpdater {
       return combiner.submit(DocumentKey.of(id, codecs), new BatchUpdate.Call(mutator,
           returnAfter), Deadline.capWait(settings.retryPolicy().deadline()));
     } catch (CombineTimeoutException e) {
-      RetriesExhaustedException out = new RetriesExhaustedException(collection, id, 0,
-          e.waited(), RetriesExhaustedException.Budget.DEADLINE, OptionalLong.empty(), e);
-      listener.onExhausted(loop.scope(), id, 0, e.waited());
+      // Withdrawn from the queue at its deadline: never taken, or handed back after attempts
+      // that wrote nothing (KeyedCombiner.Batch#handBack).
+      RetriesExhaustedException out = new RetriesExhaustedException(collection, id,
+          e.attemptsMade(), e.waited(), RetriesExhaustedException.Budget.DEADLINE,
+          OptionalLong.empty(), e);
+      listener.onExhausted(loop.scope(), id, e.attemptsMade(), e.waited());
       throw out;
     } catch (CombineInterruptedException e) {
       listener.onFailure(loop.scope(), id, e); // withdrawn from the queue: its one last event

@@ -164,7 +164,8 @@ class KeyedCombinerHandBackTest {
 
     assertThat(lead.get(10, TimeUnit.SECONDS)).isEqualTo("lead");
     assertThatThrownBy(() -> b.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-        .hasCauseInstanceOf(CombineTimeoutException.class);
+        .cause().isInstanceOfSatisfying(CombineTimeoutException.class,
+            t -> assertThat(t.attemptsMade()).as("the attempt made before").isEqualTo(1));
     assertThat(steps).containsExactly("first", "lead,b");
     assertThat(combiner.liveKeys()).isZero();
   }
