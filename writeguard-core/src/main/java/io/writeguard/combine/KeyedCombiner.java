@@ -33,7 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  *   <li><b>FIFO, bounded.</b> A batch holds up to {@code maxBatch} requests, in the order they
  *       were submitted (the order of {@link #submit} calls' enqueueing; a request handed back
  *       goes back to the head), and only requests already queued when it is taken: a step
- *       never waits for more.
+ *       never waits for more. One exception: the leader's own request is always in the batch
+ *       it runs, in the last place when the queue ahead of it is longer, so that a leader
+ *       runs one batch and its caller's deadline bounds its thread.
  *   <li><b>Every request answered once.</b> The step answers each request with
  *       {@link Batch#succeed} or {@link Batch#fail}; the caller then returns that value or
  *       throws that exception. Or, having done nothing for it, the step hands it back
@@ -244,12 +246,12 @@ public final class KeyedCombiner<T, R> {
     }
   }
 
-  /** Runs batches from the head of the queue until {@code me} is answered. */
+  /** Runs the batch that holds {@code me} (see {@link #take}); another, should it be left open. */
   private void lead(Object key, Slot<T, R> slot, Waiter<T, R> me) {
     slot.leader = Thread.currentThread();
     try {
       while (me.state.get() != DONE) {
-        List<Waiter<T, R>> taken = take(slot);
+        List<Waiter<T, R>> taken = take(slot, me);
         if (taken.isEmpty()) {
           return; // cannot happen while me is queued; never spin
         }
@@ -262,22 +264,36 @@ public final class KeyedCombiner<T, R> {
     }
   }
 
-  private List<Waiter<T, R>> take(Slot<T, R> slot) {
-    Waiter<T, R> first = takeNext(slot);
-    if (first == null) {
-      return List.of();
-    }
-    if (maxBatch == 1 || slot.queue.isEmpty()) {
-      return List.of(first); // alone, as most callers are: no list to grow
-    }
-    List<Waiter<T, R>> taken = new ArrayList<>(Math.min(maxBatch, 16));
-    taken.add(first);
-    while (taken.size() < maxBatch) {
-      Waiter<T, R> next = takeNext(slot);
-      if (next == null) {
-        break;
+  /**
+   * The next batch: the oldest requests queued, up to {@code maxBatch}, always with the
+   * leader's own. When {@code maxBatch - 1} or more are ahead of it, it takes the last place
+   * and those after them wait for the next leader: a leader runs one batch, its own, so its
+   * caller's deadline bounds its thread too (it never runs other callers' batches first).
+   */
+  private List<Waiter<T, R>> take(Slot<T, R> slot, Waiter<T, R> me) {
+    List<Waiter<T, R>> taken;
+    if (maxBatch > 1) {
+      Waiter<T, R> first = takeNext(slot);
+      if (first == me && slot.queue.isEmpty()) {
+        return List.of(me); // alone, as most callers are: no list to grow
       }
-      taken.add(next);
+      taken = new ArrayList<>(Math.min(maxBatch, 16));
+      boolean mine = false;
+      Waiter<T, R> next = first;
+      while (next != null) {
+        taken.add(next);
+        mine |= next == me;
+        next = taken.size() < (mine ? maxBatch : maxBatch - 1) ? takeNext(slot) : null;
+      }
+      if (mine) {
+        return taken;
+      }
+    } else {
+      taken = new ArrayList<>(1);
+    }
+    if (me.state.compareAndSet(PENDING, TAKEN)) {
+      slot.queue.removeFirstOccurrence(me); // out of its place, so the queue never keeps it
+      taken.add(me);
     }
     return taken;
   }

@@ -7,12 +7,15 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
 import io.writeguard.atomic.AtomicUpdates;
 import io.writeguard.deadline.Deadlines;
+import io.writeguard.monitor.OperationScope;
+import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.path.FieldPath;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,31 +54,39 @@ class HandBackReviewTest {
   }
 
   /**
-   * The leader b writes nothing, so it is answered in the first round of [b, c]; c's write
-   * conflicts (a competing writer), and c is handed back after 1 attempt, while d and e queued
-   * during that round. c goes back to the head of the queue, ahead of them (FIFO: it queued
-   * first), so the next batch (at most 2) is [c, d] and then [e]; c's outcome counts both its
-   * attempts. (Found in review: handed back to the tail, c ran after [d, e], and, withdrawn
-   * there at its deadline, was reported as exhausted after 0 attempts; that report is checked
-   * in KeyedCombinerHandBackTest.)
+   * The leader b (2 s deadline of its own) writes nothing, so it is answered in the first round
+   * of [b, c]; c's write conflicts (a competing writer) after b's deadline, and c is handed back
+   * after 1 attempt, while d and e queued during that round. c goes back to the head of the
+   * queue, ahead of them (FIFO: it queued first), so the next batch (at most 2) is [c, d] and
+   * then [e]; c's outcome counts both its attempts. (Found in review: handed back to the tail,
+   * c ran after [d, e], and, withdrawn there at its deadline, was reported as exhausted after 0
+   * attempts; that report is checked in KeyedCombinerHandBackTest.)
    */
   @Test
   void aCallerHandedBackGoesAheadOfLaterCallersWithTheAttemptsItMade() throws Exception {
     insert("tail");
-    RecordingListener events = new RecordingListener();
+    List<Integer> batches = new CopyOnWriteArrayList<>();
     VersionedUpdater updater = VersionedUpdater.builder(real)
         .retryPolicy(RetryPolicy.builder().maxAttempts(100).deadline(Duration.ofSeconds(30))
             .backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build())
         .maxBatchSize(2)
-        .listener(events)
+        .listener(new WriteGuardListener() {
+          @Override
+          public void onBatch(OperationScope scope, Object key, int size) {
+            batches.add(size);
+          }
+        })
         .build();
     AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
     HeldBatch held = new HeldBatch(pool, updater, "tail", current -> increment(current, "first"));
-    Future<UpdateOutcome> b = held.queue(current -> Mutation.none());
+    long bStart = System.nanoTime();
+    Future<UpdateOutcome> b = held.queue(() -> Deadlines.within(Duration.ofSeconds(2),
+        () -> updater.update("tail", current -> Mutation.none())));
     AtomicBoolean competed = new AtomicBoolean();
     Future<UpdateOutcome> c = held.queue(current -> {
       if (competed.compareAndSet(false, true)) { // c's first round: d and e queue meanwhile
-        HeldBatch.waitUntil(() -> updater.waiting("tail") == 2);
+        HeldBatch.waitUntil(() -> updater.waiting("tail") == 2
+            && System.nanoTime() - bStart > TimeUnit.MILLISECONDS.toNanos(2300)); // b's passed
         real.updateOne(eq("_id", "tail"), atomic.raising(Updates.combine(
             AtomicUpdates.inc(FieldPath.of("n"), 1L),
             AtomicUpdates.push(FieldPath.of("log"), "competitor"))));
@@ -91,8 +102,9 @@ class HandBackReviewTest {
     UpdateOutcome cOutcome = c.get(60, TimeUnit.SECONDS);
     d.get(60, TimeUnit.SECONDS);
     e.get(60, TimeUnit.SECONDS);
-    assertThat(cOutcome.attempts()).as("c's attempts, one in each batch; %s", events.events)
-        .isEqualTo(2);
+    assertThat(batches).as("[first], [b, c], c handed back: [c, d], [e]")
+        .containsExactly(1, 2, 2, 1);
+    assertThat(cOutcome.attempts()).as("c's attempts, one in each batch").isEqualTo(2);
     assertThat(real.find(eq("_id", "tail")).first().getList("log", String.class))
         .containsExactly("first", "competitor", "c", "d", "e");
   }
