@@ -23,6 +23,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -266,6 +267,15 @@ public final class LockedUpdater {
     try {
       return combiner.submit(target, new BatchUpdate.Call(mutator, returnAfter), maxWait);
     } catch (CombineTimeoutException e) {
+      if (e.attemptsMade() > 0) {
+        // Had the lock in a batch that handed it back after attempts that wrote nothing,
+        // then queued past its deadline: given up, as a lone update out of time is.
+        RetriesExhaustedException out = new RetriesExhaustedException(store.collectionName(),
+            key.id(), e.attemptsMade(), e.waited(), RetriesExhaustedException.Budget.DEADLINE,
+            OptionalLong.empty(), e);
+        listener.onExhausted(scope(), key.id(), e.attemptsMade(), e.waited());
+        throw out;
+      }
       LockTimeoutException timeout = new LockTimeoutException(locks.backend(), target.lockKey,
           maxWait, combiner.waiting(target));
       listener.onFailure(scope(), key.id(), timeout);

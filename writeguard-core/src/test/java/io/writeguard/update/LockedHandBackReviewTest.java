@@ -7,18 +7,24 @@ import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
+import io.writeguard.Ticker;
 import io.writeguard.deadline.Deadlines;
 import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockTimeoutException;
+import io.writeguard.testing.Gates;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.update.LockedTesting.HeldBatch;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -134,5 +140,70 @@ class LockedHandBackReviewTest {
       otherHeld.close();
     }
     assertThat(log("w")).containsExactly("first");
+  }
+
+  /**
+   * A call that had the lock and made an attempt, was handed back between rounds (its leader b
+   * answered and past its deadline), and then stayed queued past its own deadline (its thread
+   * held up, through the ticker, in its look at its wait) is given up as a lone update out of
+   * time is: {@link RetriesExhaustedException} with the attempt it made, not a
+   * {@link LockTimeoutException} saying the lock was never had. Nothing of it is written.
+   */
+  @Test
+  void aCallHandedBackAfterAnAttemptAndWithdrawnAtItsDeadlineIsExhaustedWithThatAttempt()
+      throws Exception {
+    real.insertOne(new Document("_id", "x").append("n", 0L).append("log", List.of())
+        .append("version", 0L));
+    AtomicReference<Thread> stallOn = new AtomicReference<>();
+    CountDownLatch unstall = new CountDownLatch(1);
+    Ticker ticker = () -> {
+      Thread me = Thread.currentThread();
+      if (me == stallOn.get() && stallOn.compareAndSet(me, null)) {
+        Gates.await(unstall);
+      }
+      return System.nanoTime();
+    };
+    LockedTesting.TerminalEvents listener = new LockedTesting.TerminalEvents();
+    LockedUpdater updater = LockedUpdater.builder(real, LocalLockService.create())
+        .ticker(ticker).listener(listener).lockWait(Duration.ofSeconds(5))
+        .retryPolicy(RetryPolicy.builder().maxAttempts(100).deadline(Duration.ofSeconds(30))
+            .backoff(Duration.ofMillis(1), Duration.ofMillis(5)).build())
+        .build();
+    HeldBatch held = new HeldBatch(pool, m -> updater.update("x", m),
+        () -> updater.waiting("x"), cur -> replaced(cur, "first"));
+    long bStart = System.nanoTime();
+    Future<UpdateOutcome> b = pool.submit(() -> Deadlines.within(Duration.ofSeconds(1),
+        () -> updater.update("x", cur -> Mutation.none())));
+    waitUntil(() -> updater.waiting("x") == 1);
+    AtomicReference<Thread> cThread = new AtomicReference<>();
+    AtomicBoolean cFirstRun = new AtomicBoolean(true);
+    long[] cStart = new long[1];
+    Future<UpdateOutcome> c = pool.submit(() -> {
+      cThread.set(Thread.currentThread());
+      cStart[0] = System.nanoTime();
+      return Deadlines.within(Duration.ofSeconds(2), () -> updater.update("x", cur -> {
+        if (cFirstRun.compareAndSet(true, false)) {
+          stallOn.set(cThread.get()); // its next look at its wait is after the hand-back
+          waitUntil(() -> System.nanoTime() - bStart > TimeUnit.MILLISECONDS.toNanos(1200));
+          real.updateOne(eq("_id", "x"), Updates.combine(Updates.inc("version", 1L),
+              Updates.push("log", "competitor"))); // c's write conflicts
+        }
+        return replaced(cur, "c");
+      }));
+    });
+    waitUntil(() -> updater.waiting("x") == 2);
+    held.release();
+    assertThat(failureOf(b)).isNull(); // wrote nothing, answered in the first round
+    waitUntil(() -> System.nanoTime() - cStart[0] > TimeUnit.MILLISECONDS.toNanos(2300));
+    unstall.countDown(); // c's deadline has passed
+
+    Throwable cFailure = failureOf(c);
+    assertThat(cFailure).isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
+      assertThat(e.attempts()).as("the attempt it made before the hand-back").isEqualTo(1);
+      assertThat(e.budget()).isEqualTo(RetriesExhaustedException.Budget.DEADLINE);
+    });
+    assertThat(log("x")).containsExactly("first", "competitor");
+    assertThat(listener.events).as("one terminal event per caller")
+        .containsExactlyInAnyOrder("success", "success", "exhausted");
   }
 }
