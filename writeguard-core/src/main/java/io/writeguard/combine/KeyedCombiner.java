@@ -290,12 +290,25 @@ public final class KeyedCombiner<T, R> {
       }
     } else {
       taken = new ArrayList<>(1);
+      dropWithdrawnAtHead(slot); // nothing else polls the queue when batches are of one
     }
     if (me.state.compareAndSet(PENDING, TAKEN)) {
       slot.queue.removeFirstOccurrence(me); // out of its place, so the queue never keeps it
       taken.add(me);
     }
     return taken;
+  }
+
+  /**
+   * Drops the requests at the head that no batch may take any more (withdrawn), so that a
+   * queue whose leaders take only their own requests does not keep them while the key is in
+   * use.
+   */
+  private void dropWithdrawnAtHead(Slot<T, R> slot) {
+    Waiter<T, R> head;
+    while ((head = slot.queue.peekFirst()) != null && head.state.get() == WITHDRAWN) {
+      slot.queue.removeFirstOccurrence(head); // only the leader removes others' requests
+    }
   }
 
   /** The oldest queued request no one withdrew, now taken; null when there is none. */
