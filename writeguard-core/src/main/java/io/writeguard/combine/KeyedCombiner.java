@@ -1,15 +1,16 @@
 package io.writeguard.combine;
 
+import static io.writeguard.combine.CombinerWaiter.DONE;
+import static io.writeguard.combine.CombinerWaiter.PENDING;
+import static io.writeguard.combine.CombinerWaiter.TAKEN;
+import static io.writeguard.combine.CombinerWaiter.WITHDRAWN;
+
 import io.writeguard.Ticker;
 import io.writeguard.internal.Checks;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -60,12 +61,6 @@ import java.util.concurrent.locks.LockSupport;
  * @param <R> what it gets back
  */
 public final class KeyedCombiner<T, R> {
-  private static final int PENDING = 0;
-  private static final int TAKEN = 1;
-  private static final int ANSWERING = 2;
-  private static final int DONE = 3;
-  private static final int WITHDRAWN = 4;
-
   /** The work a leader does for one batch; see the class comment for its contract. */
   @FunctionalInterface
   public interface Step<T, R> {
@@ -75,7 +70,7 @@ public final class KeyedCombiner<T, R> {
   private final Step<T, R> step;
   private final int maxBatch;
   private final Ticker ticker;
-  private final ConcurrentHashMap<Object, Slot<T, R>> slots = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Object, CombinerSlot<T, R>> slots = new ConcurrentHashMap<>();
   /** Told of every park (tests count them); a no-op otherwise, so free on the hot path. */
   private final Runnable onPark;
 
@@ -114,10 +109,10 @@ public final class KeyedCombiner<T, R> {
           + " combiner under the same key; it would wait for itself. Run nested work directly");
     }
     long start = ticker.nanoTime();
-    Waiter<T, R> me = new Waiter<>(request, Thread.currentThread(), start);
-    Slot<T, R> slot = enter(key);
+    CombinerWaiter<T, R> me = new CombinerWaiter<>(request, Thread.currentThread(), start);
+    CombinerSlot<T, R> slot = enter(key);
     try {
-      slot.queue.add(me);
+      slot.add(me);
       await(key, slot, me, saturatedNanos(maxWait));
     } finally {
       leave(key, slot);
@@ -130,23 +125,17 @@ public final class KeyedCombiner<T, R> {
    * does for the same key must not be submitted again (it would wait for itself).
    */
   public boolean isLeading(Object key) {
-    Slot<T, R> slot = slots.get(key);
+    CombinerSlot<T, R> slot = slots.get(key);
     return slot != null && slot.leader == Thread.currentThread();
   }
 
   /** Requests queued for {@code key} that no batch has taken yet (for monitoring and tests). */
   public int waiting(Object key) {
-    Slot<T, R> slot = slots.get(key);
+    CombinerSlot<T, R> slot = slots.get(key);
     if (slot == null) {
       return 0;
     }
-    int n = 0;
-    for (Waiter<T, R> w : slot.queue) {
-      if (w.state.get() == PENDING) {
-        n++;
-      }
-    }
-    return n;
+    return slot.waiting();
   }
 
   /** Keys that have a slot now (for tests: none once no caller uses any key). */
@@ -160,11 +149,11 @@ public final class KeyedCombiner<T, R> {
    * and come back at once, queueing on that one monitor. A slot whose users fell to 0 is
    * being removed and is never revived; the caller helps remove it and makes a new one.
    */
-  private Slot<T, R> enter(Object key) {
+  private CombinerSlot<T, R> enter(Object key) {
     while (true) {
-      Slot<T, R> slot = slots.get(key);
+      CombinerSlot<T, R> slot = slots.get(key);
       if (slot == null) {
-        Slot<T, R> mine = new Slot<>();
+        CombinerSlot<T, R> mine = new CombinerSlot<>();
         if (slots.putIfAbsent(key, mine) == null) {
           return mine;
         }
@@ -179,7 +168,7 @@ public final class KeyedCombiner<T, R> {
     }
   }
 
-  private void leave(Object key, Slot<T, R> slot) {
+  private void leave(Object key, CombinerSlot<T, R> slot) {
     if (slot.users.decrementAndGet() == 0) {
       slots.remove(key, slot);
     }
@@ -194,7 +183,7 @@ public final class KeyedCombiner<T, R> {
     }
   }
 
-  private void await(Object key, Slot<T, R> slot, Waiter<T, R> me, long maxWaitNanos) {
+  private void await(Object key, CombinerSlot<T, R> slot, CombinerWaiter<T, R> me, long maxWaitNanos) {
     boolean interrupted = false;
     try {
       while (true) {
@@ -214,7 +203,7 @@ public final class KeyedCombiner<T, R> {
           }
           long remaining = maxWaitNanos - (ticker.nanoTime() - me.since); // overflow-safe
           if (remaining <= 0 && me.state.compareAndSet(PENDING, WITHDRAWN)) {
-            signalNext(slot);
+            slot.signalNext();
             throw new CombineTimeoutException(key, Duration.ofNanos(ticker.nanoTime() - me.since),
                 me.attemptsMade);
           }
@@ -222,7 +211,7 @@ public final class KeyedCombiner<T, R> {
           if (interrupted || Thread.interrupted()) {
             interrupted = true;
             if (me.state.compareAndSet(PENDING, WITHDRAWN)) {
-              signalNext(slot);
+              slot.signalNext();
               interrupted = false; // the exception below restores the flag itself
               throw new CombineInterruptedException(key);
             }
@@ -247,11 +236,11 @@ public final class KeyedCombiner<T, R> {
   }
 
   /** Runs the batch that holds {@code me} (see {@link #take}); another, should it be left open. */
-  private void lead(Object key, Slot<T, R> slot, Waiter<T, R> me) {
+  private void lead(Object key, CombinerSlot<T, R> slot, CombinerWaiter<T, R> me) {
     slot.leader = Thread.currentThread();
     try {
       while (me.state.get() != DONE) {
-        List<Waiter<T, R>> taken = take(slot, me);
+        List<CombinerWaiter<T, R>> taken = slot.take(me, maxBatch);
         if (taken.isEmpty()) {
           return; // cannot happen while me is queued; never spin
         }
@@ -260,71 +249,11 @@ public final class KeyedCombiner<T, R> {
     } finally {
       slot.leader = null;
       slot.leading.set(false);
-      signalNext(slot);
+      slot.signalNext();
     }
   }
 
-  /**
-   * The next batch: the oldest requests queued, up to {@code maxBatch}, always with the
-   * leader's own. When {@code maxBatch - 1} or more are ahead of it, it takes the last place
-   * and those after them wait for the next leader: a leader runs one batch, its own, so its
-   * caller's deadline bounds its thread too (it never runs other callers' batches first).
-   */
-  private List<Waiter<T, R>> take(Slot<T, R> slot, Waiter<T, R> me) {
-    List<Waiter<T, R>> taken;
-    if (maxBatch > 1) {
-      Waiter<T, R> first = takeNext(slot);
-      if (first == me && slot.queue.isEmpty()) {
-        return List.of(me); // alone, as most callers are: no list to grow
-      }
-      taken = new ArrayList<>(Math.min(maxBatch, 16));
-      boolean mine = false;
-      Waiter<T, R> next = first;
-      while (next != null) {
-        taken.add(next);
-        mine |= next == me;
-        next = taken.size() < (mine ? maxBatch : maxBatch - 1) ? takeNext(slot) : null;
-      }
-      if (mine) {
-        return taken;
-      }
-    } else {
-      taken = new ArrayList<>(1);
-      dropWithdrawnAtHead(slot); // nothing else polls the queue when batches are of one
-    }
-    if (me.state.compareAndSet(PENDING, TAKEN)) {
-      slot.queue.removeFirstOccurrence(me); // out of its place, so the queue never keeps it
-      taken.add(me);
-    }
-    return taken;
-  }
-
-  /**
-   * Drops the requests at the head that no batch may take any more (withdrawn), so that a
-   * queue whose leaders take only their own requests does not keep them while the key is in
-   * use.
-   */
-  private void dropWithdrawnAtHead(Slot<T, R> slot) {
-    Waiter<T, R> head;
-    while ((head = slot.queue.peekFirst()) != null && head.state.get() == WITHDRAWN) {
-      slot.queue.removeFirstOccurrence(head); // only the leader removes others' requests
-    }
-  }
-
-  /** The oldest queued request no one withdrew, now taken; null when there is none. */
-  private Waiter<T, R> takeNext(Slot<T, R> slot) {
-    while (true) {
-      Waiter<T, R> head = slot.queue.poll(); // only the leader polls
-      if (head == null) {
-        return null;
-      }
-      if (head.state.compareAndSet(PENDING, TAKEN)) {
-        return head;
-      }
-    }
-  }
-
-  private void run(Object key, Slot<T, R> slot, List<Waiter<T, R>> taken) {
+  private void run(Object key, CombinerSlot<T, R> slot, List<CombinerWaiter<T, R>> taken) {
     Batch<T, R> batch = new Batch<>(key, slot, taken);
     Throwable thrown = null;
     try {
@@ -343,80 +272,17 @@ public final class KeyedCombiner<T, R> {
     }
   }
 
-  /** Wakes the first queued caller when nobody leads, so it can lead. */
-  private void signalNext(Slot<T, R> slot) {
-    if (slot.leading.get() || slot.queue.isEmpty()) {
-      return; // the leader signals when it stops; an empty queue has no one to wake
-    }
-    for (Waiter<T, R> w : slot.queue) {
-      if (w.state.get() == PENDING) {
-        LockSupport.unpark(w.thread);
-        return;
-      }
-    }
-  }
-
-  /** The queue and the leader flag of one key. */
-  private static final class Slot<T, R> {
-    /** Submitted at the tail, handed back at the head (they are older than what queued since). */
-    final ConcurrentLinkedDeque<Waiter<T, R>> queue = new ConcurrentLinkedDeque<>();
-    final AtomicBoolean leading = new AtomicBoolean();
-    volatile Thread leader; // set and cleared by the leader while it holds `leading`
-    final AtomicInteger users = new AtomicInteger(1); // its creator; never revived from 0
-  }
-
-  /** One caller's request and, once answered, its result. */
-  private static final class Waiter<T, R> {
-    final T request;
-    final Thread thread;
-    final long since;
-    final AtomicInteger state = new AtomicInteger(PENDING);
-    int attemptsMade; // by batches that handed it back
-    boolean handedBack; // both written before the state goes back to PENDING, read after
-    private R result;     // written before state becomes DONE, read after
-    private Throwable error;
-
-    Waiter(T request, Thread thread, long since) {
-      this.request = request;
-      this.thread = thread;
-      this.since = since;
-    }
-
-    boolean answer(R result, Throwable error) {
-      if (!state.compareAndSet(TAKEN, ANSWERING)) {
-        return false;
-      }
-      this.result = result;
-      this.error = error;
-      state.set(DONE);
-      if (thread != Thread.currentThread()) {
-        LockSupport.unpark(thread);
-      }
-      return true;
-    }
-
-    R answer() {
-      if (error instanceof RuntimeException e) {
-        throw e;
-      }
-      if (error instanceof Error e) {
-        throw e;
-      }
-      return result;
-    }
-  }
-
   /**
    * The requests a step is given, in arrival order, and the way it answers each. Used by the
    * step on the leader's thread; answering is also safe from other threads.
    */
   public static final class Batch<T, R> {
     private final Object key;
-    private final Slot<T, R> slot;
-    private final List<Waiter<T, R>> waiters;
+    private final CombinerSlot<T, R> slot;
+    private final List<CombinerWaiter<T, R>> waiters;
     private boolean[] handedBack; // made by the first hand-back: nearly every batch has none
 
-    private Batch(Object key, Slot<T, R> slot, List<Waiter<T, R>> waiters) {
+    private Batch(Object key, CombinerSlot<T, R> slot, List<CombinerWaiter<T, R>> waiters) {
       this.key = key;
       this.slot = slot;
       this.waiters = waiters;
@@ -504,7 +370,7 @@ public final class KeyedCombiner<T, R> {
      * @throws IllegalStateException if it is the leader's own, answered or handed back already
      */
     public void handBack(int i, int attemptsMade) {
-      Waiter<T, R> w = waiters.get(i);
+      CombinerWaiter<T, R> w = waiters.get(i);
       if (w.thread == Thread.currentThread()) {
         throw new IllegalStateException("request " + (i + 1) + " of " + waiters.size()
             + " for key " + key + " is the leader's own; it cannot be handed back");
@@ -533,7 +399,7 @@ public final class KeyedCombiner<T, R> {
       }
       for (int i = waiters.size() - 1; i >= 0; i--) {
         if (handedBack[i]) {
-          slot.queue.addFirst(waiters.get(i));
+          slot.requeueFirst(waiters.get(i));
         }
       }
       for (int i = 0; i < waiters.size(); i++) {
