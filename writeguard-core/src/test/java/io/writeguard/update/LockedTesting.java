@@ -1,5 +1,6 @@
 package io.writeguard.update;
 
+import io.writeguard.Ticker;
 import io.writeguard.lock.LocalLockService;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -25,7 +27,8 @@ import org.bson.Document;
 
 /**
  * What the LockedUpdater tests share: bounded waits, a lock whose tokens a test scripts, fake
- * handles of holders nobody else knows of, and the mutation they all make.
+ * handles of holders nobody else knows of, and the mutation they all make. The group-commit
+ * hand-back tests use its waits and its stalling ticker too.
  */
 public final class LockedTesting {
   private static final long BOUND_SECONDS = 60;
@@ -114,6 +117,27 @@ public final class LockedTesting {
       Thread.onSpinWait();
       Thread.yield();
     }
+  }
+
+  /** Spins for {@code millis} (a test's pause, which an interrupt does not cut short). */
+  static void pause(long millis) {
+    long t0 = System.nanoTime();
+    waitUntil(() -> System.nanoTime() - t0 > TimeUnit.MILLISECONDS.toNanos(millis));
+  }
+
+  /**
+   * The system ticker, except that the thread {@code stallOn} names, once, is held in its next
+   * look at the clock until {@code unstall} opens (at most 20 s: never hangs the build): how a
+   * test holds a caller's thread in its look at its wait, to force an interleaving.
+   */
+  static Ticker stallingTicker(AtomicReference<Thread> stallOn, CountDownLatch unstall) {
+    return () -> {
+      Thread me = Thread.currentThread();
+      if (me == stallOn.get() && stallOn.compareAndSet(me, null)) {
+        awaitAtMost(unstall, Duration.ofSeconds(20));
+      }
+      return System.nanoTime();
+    };
   }
 
   /** What {@code f} failed with, or null when it succeeded; bounded. */
