@@ -20,8 +20,6 @@ import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
@@ -94,13 +92,6 @@ public final class LockedUpdater {
   private final String lockPrefix;
   private final UpdaterSettings settings;
   private final WriteGuardListener listener;
-  /**
-   * What this thread holds through any {@code LockedUpdater}: an update nested in a mutator
-   * may go through another instance (a typed one, another strategy name) and still wait for a
-   * lock its own thread holds, so the record is shared by every instance. Null while the thread
-   * holds nothing, so a pooled thread keeps no object of this library between updates.
-   */
-  private static final ThreadLocal<Holds> HOLDING = new ThreadLocal<>();
   private final MongoNamespace namespace;
   private final LockedStore.Shared stores;
 
@@ -226,7 +217,7 @@ public final class LockedUpdater {
         // nothing and may run again, under a lock taken afresh. Not when it ran under a lock
         // its thread already holds (nested): that lock is all it can have, and the same fence
         // would refuse it again.
-        boolean lent = Holds.current().lock(locks, target.lockKey) != null;
+        boolean lent = LockHolds.current().lock(locks, target.lockKey) != null;
         if (lent || ++rejections >= MAX_FENCED_REJECTIONS) {
           listener.onFailure(scope(), id, e);
           throw e;
@@ -239,8 +230,8 @@ public final class LockedUpdater {
   private UpdateOutcome once(LockTarget target, Mutator mutator, boolean returnAfter,
       Duration budget) {
     DocumentKey key = target.document;
-    Holds holds = Holds.current();
-    if (holds.documents.contains(new HeldDocument(locks, namespace, key))) {
+    LockHolds holds = LockHolds.current();
+    if (holds.holds(locks, namespace, key)) {
       IllegalStateException nested = new IllegalStateException("a mutator updated _id=" + key
           + " of " + namespace + " while an update of that document held its lock on the same"
           + " thread; mutators must be pure");
@@ -255,7 +246,7 @@ public final class LockedUpdater {
       return holdingWhile(target, alreadyHeld,
           () -> loop.on(storeFor(key, alreadyHeld)).run(key.id(), mutator, returnAfter));
     }
-    if (combiner == null || !holds.documents.isEmpty()) {
+    if (combiner == null || holds.holdsAnyDocument()) {
       // Off, or a mutator updating another document from inside a hold: alone, since queued
       // it could wait for a leader that waits for this thread.
       LockHandle lock = acquire(target);
@@ -348,77 +339,12 @@ public final class LockedUpdater {
   }
 
   private <T> T holdingWhile(LockTarget target, LockHandle lock, Supplier<T> work) {
-    Holds holds = Holds.current();
-    if (holds == Holds.NONE) {
-      holds = new Holds();
-      HOLDING.set(holds);
-    }
-    HeldLock newLock = holds.lock(locks, target.lockKey) == null
-        ? new HeldLock(locks, target.lockKey, lock) : null;
-    if (newLock != null) {
-      holds.locks.add(newLock);
-    }
-    HeldDocument document = new HeldDocument(locks, namespace, target.document);
-    holds.documents.add(document);
-    try {
-      return work.get();
-    } finally {
-      holds.documents.remove(holds.documents.lastIndexOf(document));
-      if (newLock != null) {
-        holds.locks.remove(holds.locks.lastIndexOf(newLock));
-      }
-      if (holds.documents.isEmpty()) {
-        HOLDING.set(null); // the outermost update of this thread is done (see BatchUpdate.run)
-      }
-    }
+    return LockHolds.holdingWhile(locks, namespace, target.document, target.lockKey, lock, work);
   }
-
-  /**
-   * The documents, and the locks by service and key, this thread holds through any
-   * {@code LockedUpdater} (nested updates). Lists, not a set and a map: they hold as many
-   * entries as updates are nested on the thread (one, nearly always), and a list adds and
-   * removes one without hashing. A document is never in twice (a nested update of it is
-   * refused first), nor a lock of one service under one key.
-   */
-  private static final class Holds {
-    /** Holds nothing and is never changed: what a thread that holds nothing sees. */
-    static final Holds NONE = new Holds();
-    final List<HeldDocument> documents = new ArrayList<>(2);
-    /** Each lock with its key, added and removed as one entry so the two never fall apart. */
-    final List<HeldLock> locks = new ArrayList<>(2);
-
-    static Holds current() {
-      Holds holds = HOLDING.get();
-      return holds != null ? holds : NONE;
-    }
-
-    /** The lock this thread holds from {@code service} under {@code lockKey}, or null. */
-    LockHandle lock(LockService service, String lockKey) {
-      for (int i = locks.size() - 1; i >= 0; i--) {
-        HeldLock held = locks.get(i);
-        if (held.service == service && held.key.equals(lockKey)) {
-          return held.lock;
-        }
-      }
-      return null;
-    }
-  }
-
-  /** A lock service is one by identity: two services never hand out the same lock object. */
-  private record HeldLock(LockService service, String key, LockHandle lock) {}
-
-  /**
-   * A document held under a lock service: its collection's names and its {@code _id}, as
-   * MongoDB tells them apart. The service is part of it because a namespace does not say which
-   * deployment it is on: the same names on another deployment, under a lock service of their
-   * own, are another document (a mutator may mirror its change there), while under one service
-   * they share lock keys anyway.
-   */
-  private record HeldDocument(LockService service, MongoNamespace namespace, DocumentKey key) {}
 
   /** True when the calling thread's record of held documents and locks is gone (for tests). */
   static boolean threadRecordsNothing() {
-    return HOLDING.get() == null;
+    return LockHolds.threadRecordsNothing();
   }
 
   private LockTarget target(DocumentKey document) {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Adversarial review of c940272 (a held document keyed under its lock service; the thread's
- * record created lazily and cleared when the outermost hold ends, {@code Holds.NONE} seen
+ * record created lazily and cleared when the outermost hold ends, {@code LockHolds.NONE} seen
  * meanwhile), a4511a8 (per-thread records cleared with {@code set(null)} instead of removed)
  * and, for the batch engine's interrupt handling, the nested-update rule of
  * {@link VersionedUpdater}. Each probe held: they are kept as regression tests. Every wait is
@@ -37,9 +37,9 @@ class HoldsAndRunningReviewTest extends NestedUpdatesFixture {
     return closed(LocalLockService.create());
   }
 
-  /** The sizes of {@code Holds.NONE}'s two lists: what every thread that holds nothing sees. */
+  /** The sizes of {@code LockHolds.NONE}'s two lists: what every thread that holds nothing sees. */
   private static List<Integer> sharedEmptyRecordSizes() throws Exception {
-    Class<?> holds = Class.forName(LockedUpdater.class.getName() + "$Holds");
+    Class<?> holds = LockHolds.class;
     Field none = holds.getDeclaredField("NONE");
     none.setAccessible(true);
     Object record = none.get(null);
@@ -98,7 +98,7 @@ class HoldsAndRunningReviewTest extends NestedUpdatesFixture {
     assertThat(log(docs, 9)).containsExactly("s2 r0", "s2 r1");
     assertThat(log(others, 1)).containsExactly("under key r0", "under key again r0",
         "under key r1", "under key again r1");
-    assertThat(sharedEmptyRecordSizes()).as("Holds.NONE's documents and locks")
+    assertThat(sharedEmptyRecordSizes()).as("LockHolds.NONE's documents and locks")
         .containsExactly(0, 0);
   }
 
@@ -143,7 +143,7 @@ class HoldsAndRunningReviewTest extends NestedUpdatesFixture {
     assertThat(log(docs, 1)).containsExactly("first", "f1", "f2");
     assertThat(log(others, 1)).containsExactly("lent");
     assertThat(recordsNothing).containsExactly(true, true, true);
-    assertThat(sharedEmptyRecordSizes()).as("Holds.NONE's documents and locks")
+    assertThat(sharedEmptyRecordSizes()).as("LockHolds.NONE's documents and locks")
         .containsExactly(0, 0);
   }
 
