@@ -112,17 +112,13 @@ final class UpdateLoop {
   }
 
   UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter) {
-    return run(id, mutator, returnAfter, ticker.nanoTime());
-  }
-
-  /** Like {@link #run(Object, Mutator, boolean)} for a call that started at {@code startNanos}. */
-  UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter, long startNanos) {
-    return run(id, mutator, returnAfter, startNanos, 0);
+    return run(id, mutator, returnAfter, ticker.nanoTime(), 0);
   }
 
   /**
-   * Like {@link #run(Object, Mutator, boolean, long)} for a call that made {@code attemptsMade}
-   * attempts already (in a group-commit batch that handed it back): they count.
+   * Like {@link #run(Object, Mutator, boolean)} for a call that started at {@code startNanos}
+   * and made {@code attemptsMade} attempts already (in a group-commit batch that handed it
+   * back): they count.
    */
   UpdateOutcome run(Object id, Mutator mutator, boolean returnAfter, long startNanos,
       int attemptsMade) {
