@@ -1,6 +1,8 @@
 package io.writeguard.update;
 
 import static com.mongodb.client.model.Filters.eq;
+import static io.writeguard.update.LockedTesting.failureOf;
+import static io.writeguard.update.LockedTesting.failureWithin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
@@ -13,7 +15,6 @@ import io.writeguard.version.VersionPolicy;
 import io.writeguard.version.VersionedInsert;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -152,12 +153,7 @@ class GroupCommitDeadlineReviewTest {
 
     Throwable bFailure;
     try {
-      b.get(15, TimeUnit.SECONDS); // 1 s, and 14 s for a loaded machine
-      bFailure = null;
-    } catch (ExecutionException e) {
-      bFailure = e.getCause();
-    } catch (java.util.concurrent.TimeoutException e) {
-      bFailure = e;
+      bFailure = failureWithin(b, Duration.ofSeconds(15)); // 1 s, and 14 s for a loaded machine
     } finally {
       compete.set(false);
     }
@@ -185,15 +181,8 @@ class GroupCommitDeadlineReviewTest {
       long start = System.nanoTime();
       Future<UpdateOutcome> late = pool.submit(() -> Deadlines.within(Duration.ofMillis(300),
           () -> updater.update("held", current -> increment(current, "late"))));
-      Throwable t = null;
-      try {
-        late.get(Duration.ofMillis(300).plus(Deadlines.OUTCOME_GRACE).plusMillis(1500).toMillis(),
-            TimeUnit.MILLISECONDS);
-      } catch (ExecutionException e) {
-        t = e.getCause();
-      } catch (java.util.concurrent.TimeoutException e) {
-        t = e;
-      }
+      Throwable t = failureWithin(late,
+          Duration.ofMillis(300).plus(Deadlines.OUTCOME_GRACE).plusMillis(1500));
       Duration took = Duration.ofNanos(System.nanoTime() - start);
       assertThat(t).as("answered after %s", took).isInstanceOf(RetriesExhaustedException.class);
       assertThat(((RetriesExhaustedException) t).budget())
@@ -204,16 +193,5 @@ class GroupCommitDeadlineReviewTest {
     // Withdrawn before any batch took it: nothing of it was written.
     assertThat(real.find(eq("_id", "held")).first().getList("log", String.class))
         .containsExactly("first");
-  }
-
-  private static Throwable failureOf(Future<?> f) {
-    try {
-      f.get(60, TimeUnit.SECONDS);
-      return null;
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
   }
 }

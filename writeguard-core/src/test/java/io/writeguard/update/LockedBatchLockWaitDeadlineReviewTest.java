@@ -2,6 +2,7 @@ package io.writeguard.update;
 
 import static com.mongodb.client.model.Filters.eq;
 import static io.writeguard.update.LockedTesting.failureOf;
+import static io.writeguard.update.LockedTesting.failureWithin;
 import static io.writeguard.update.LockedTesting.replaced;
 import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,12 +16,10 @@ import io.writeguard.testing.TestMongo;
 import io.writeguard.update.LockedTesting.HeldBatch;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -82,15 +81,7 @@ class LockedBatchLockWaitDeadlineReviewTest {
     LockHandle otherHeld = other.get(60, TimeUnit.SECONDS);
     // The other holder keeps the lock: b's thread must come back at b's deadline anyway (2 s;
     // 15 s allows for a loaded machine and is still far from the 30 s lock wait).
-    Throwable bFailure;
-    try {
-      b.get(15, TimeUnit.SECONDS);
-      bFailure = null;
-    } catch (ExecutionException e) {
-      bFailure = e.getCause();
-    } catch (TimeoutException e) {
-      bFailure = e;
-    }
+    Throwable bFailure = failureWithin(b, Duration.ofSeconds(15));
     boolean cAnsweredWhileTheLockWasHeld = c.isDone();
     List<String> logWhileHeld = log("f");
     otherHeld.close();

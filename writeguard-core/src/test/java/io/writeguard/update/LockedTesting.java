@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
@@ -148,6 +149,24 @@ public final class LockedTesting {
     } catch (ExecutionException e) {
       return e.getCause();
     } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * What {@code f} failed with, null when it succeeded, or the {@link TimeoutException} when it
+   * was not answered within {@code bound}: for a test whose point is when the answer comes.
+   */
+  static Throwable failureWithin(Future<?> f, Duration bound) {
+    try {
+      f.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (TimeoutException e) {
+      return e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       throw new AssertionError(e);
     }
   }

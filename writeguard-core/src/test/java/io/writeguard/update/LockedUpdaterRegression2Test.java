@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 import static io.writeguard.update.LockedTesting.acquiringThrough;
 import static io.writeguard.update.LockedTesting.awaitAtMost;
 import static io.writeguard.update.LockedTesting.failureOf;
+import static io.writeguard.update.LockedTesting.failureWithin;
 import static io.writeguard.update.LockedTesting.replaced;
 import static io.writeguard.update.LockedTesting.waitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,12 +25,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonSymbol;
@@ -291,15 +290,7 @@ class LockedUpdaterRegression2Test {
     });
     waitUntil(() -> locks.waiting("docs:k") == 1);
     caller.get().interrupt();
-    Throwable outcome;
-    try {
-      lone.get(2, TimeUnit.SECONDS);
-      outcome = null;
-    } catch (ExecutionException e) {
-      outcome = e.getCause();
-    } catch (TimeoutException e) {
-      outcome = e;
-    }
+    Throwable outcome = failureWithin(lone, Duration.ofSeconds(2));
     other.close();
     failureOf(lone);
     assertThat(outcome).as("2 s after its interrupt (stored afterwards: %s)", log("k"))
