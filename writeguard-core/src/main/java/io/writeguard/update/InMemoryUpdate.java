@@ -34,7 +34,9 @@ import org.bson.BsonValue;
  *       ({@link InMemoryOrder}).
  * </ul>
  *
- * <p>Refused as well: two paths of one update that overlap (a server error), {@code _id},
+ * <p>Refused as well: a value the server's storage validation may refuse, on any supported
+ * version ({@link InMemoryStorage}: too deep, a {@code $}-prefixed name inside it), two paths
+ * of one update that overlap (a server error), {@code _id},
  * positional segments ({@code $}, {@code $[]}), a segment met in an array that is not a
  * canonical index (the server reads {@code 01} as index 1, and answers a field name such as
  * {@code tags} with PathNotViable, even for {@code $pull}), an {@code $inc} by -0.0 of a
@@ -154,7 +156,9 @@ final class InMemoryUpdate {
         throw new NotModelled(name + " with an operand that is not a non-empty document");
       }
       for (Map.Entry<String, BsonValue> field : operator.getValue().asDocument().entrySet()) {
-        ops.add(new Op(name, field.getKey(), segments(field.getKey()), field.getValue()));
+        Op op = new Op(name, field.getKey(), segments(field.getKey()), field.getValue());
+        checkStored(op);
+        ops.add(op);
       }
     }
     for (int i = 0; i < ops.size(); i++) {
@@ -166,6 +170,29 @@ final class InMemoryUpdate {
       }
     }
     return ops;
+  }
+
+  /** What the op stores must pass the server's storage validation ({@link InMemoryStorage}). */
+  private static void checkStored(Op op) {
+    switch (op.operator()) {
+      case "$unset", "$pull" -> { } // stores nothing new
+      case "$set", "$min", "$max" -> InMemoryStorage.check(op.operand(), op.segments().length,
+          op.path());
+      case "$push", "$addToSet" -> {
+        int level = op.segments().length;
+        InMemoryStorage.check(org.bson.BsonNull.VALUE, level, op.path()); // the array
+        BsonValue x = op.operand();
+        BsonValue each = x.isDocument() ? x.asDocument().get("$each") : null;
+        if (each != null && each.isArray()) {
+          for (BsonValue v : each.asArray()) {
+            InMemoryStorage.check(v, level + 1, op.path());
+          }
+        } else {
+          InMemoryStorage.check(x, level + 1, op.path()); // other modifiers: not modelled
+        }
+      }
+      default -> InMemoryStorage.check(org.bson.BsonNull.VALUE, op.segments().length, op.path());
+    }
   }
 
   private static String[] segments(String path) {
