@@ -63,9 +63,13 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
     return new WriteConstraints(List.copyOf(judging), false);
   }
 
-  /** One field, ascending or descending (a number): it can refuse nothing unless unique. */
+  /**
+   * One field (not a wildcard), ascending or descending (a number): it can refuse nothing
+   * unless unique.
+   */
   private static boolean plainSingleField(BsonDocument key) {
-    return key.size() == 1 && key.values().iterator().next().isNumber();
+    return key.size() == 1 && !key.getFirstKey().endsWith("$**")
+        && key.values().iterator().next().isNumber();
   }
 
   /** Only {@code _id}, which no merged update changes and a replacement keeps. */

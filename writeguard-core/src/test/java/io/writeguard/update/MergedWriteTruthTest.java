@@ -100,6 +100,20 @@ class MergedWriteTruthTest {
         "{v: 2, key: {a: 1, b: 1}, name: 'a_1_b_1'}");
   }
 
+  @Test
+  void callersOfPathsNoIndexCoversStillMergeUnderSuchIndexes() throws Exception {
+    MongoCollection<Document> docs = fresh("others");
+    docs.insertOne(new Document("_id", "d").append("h", 0).append("n", 0)
+        .append("version", 0L));
+    RuleStore store = new RuleStore(docs, doc -> false, 0,
+        "{v: 2, key: {h: 'hashed'}, name: 'h_hashed'}");
+    List<Object> answers = round(store, "d", set("h", 1),
+        current -> Mutation.update(Updates.inc("n", 1)), set("m", 2));
+    assertThat(answers).allSatisfy(a -> assertThat(a).isInstanceOf(UpdateOutcome.class));
+    assertThat(store.writes).as("one merged write").hasValue(1);
+    assertThat(docs.find(eq("_id", "d")).first().getLong("version")).isEqualTo(3L);
+  }
+
   private static Document point(double lng, double lat) {
     return new Document("loc", new Document("type", "Point")
         .append("coordinates", List.of(lng, lat)));
@@ -167,9 +181,9 @@ class MergedWriteTruthTest {
     docs.createIndex(new Document("tag", 1), new IndexOptions().unique(true));
 
     List<Object> answers = round(store, "d", set("tag", "taken"), set("tag", "free"));
-    assertThat(answers.get(0)).as("the caller whose lone $set is a duplicate key")
-        .isInstanceOf(Throwable.class);
-    assertThat(answers.get(0)).isNotInstanceOf(UpdateOutcome.class);
+    assertThat(answers.get(0)).as("the caller whose lone $set is a duplicate key: its change"
+        + " went out merged, and whether the index existed then cannot be known")
+        .isInstanceOf(WriteOutcomeUnknownException.class);
     assertThat(answers.get(1)).isInstanceOfSatisfying(UpdateOutcome.class,
         o -> assertThat(o.written()).isTrue());
     assertThat(docs.find(eq("_id", "d")).first().getString("tag")).isEqualTo("free");
@@ -178,6 +192,22 @@ class MergedWriteTruthTest {
     List<Object> next = round(store, "d", set("tag", "taken"), set("tag", "again"));
     assertThat(next.get(0)).isInstanceOf(DuplicateKeyWriteException.class);
     assertThat(next.get(1)).isInstanceOf(UpdateOutcome.class);
+  }
+
+  @Test
+  void anIndexCreatedSinceTheReadThatOneWriterAloneTouchesChangesNoAnswer() throws Exception {
+    MongoCollection<Document> docs = fresh("windowOne");
+    docs.insertOne(new Document("_id", "d").append("tag", "mine").append("n", 0)
+        .append("version", 0L));
+    MongoStore store = new MongoStore(docs, () -> 0L);
+    assertThat(store.constraints().indexesTouchedBy(new String[] {"tag"})).isEmpty();
+    docs.createIndex(new Document("tag", 1), new IndexOptions().unique(true));
+    List<Object> answers = round(store, "d", set("tag", "new"),
+        current -> Mutation.update(Updates.inc("n", 1)));
+    assertThat(answers).allSatisfy(a -> assertThat(a).isInstanceOf(UpdateOutcome.class));
+    Document stored = docs.find(eq("_id", "d")).first();
+    assertThat(stored.getString("tag")).isEqualTo("new");
+    assertThat(stored.getLong("version")).isEqualTo(2L);
   }
 
   @Test

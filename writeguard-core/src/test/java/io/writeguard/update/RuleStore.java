@@ -32,6 +32,8 @@ final class RuleStore implements Store {
   /** The collection's indexes, as {@code listIndexes} answers them. */
   final List<BsonDocument> indexes = new CopyOnWriteArrayList<>();
   final AtomicInteger refusals = new AtomicInteger();
+  /** Writes sent (updates and replacements). */
+  final AtomicInteger writes = new AtomicInteger();
   /** Every replacement sent, as sent. */
   final List<Document> replacements = new CopyOnWriteArrayList<>();
 
@@ -93,6 +95,7 @@ final class RuleStore implements Store {
   }
 
   private WriteResult checked(BsonValue id, Document before, WriteResult result) {
+    writes.incrementAndGet();
     if (!result.matched()) {
       return result;
     }
