@@ -1,14 +1,15 @@
 package io.writeguard.update;
 
 import io.writeguard.update.InMemoryUpdate.NotModelled;
+import io.writeguard.update.InMemoryUpdate.Op;
 import java.util.Map;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
  * The server's storage validation of the values an update or replacement writes, as far as
- * the in-memory model must know it: a value it would refuse is not modelled, so the caller's
- * update is sent alone and the server answers it. Stateless and thread-safe.
+ * group commit must know it: a caller whose values it may refuse joins no merge, so its update
+ * is sent as it is and the server answers it ({@link MergedWrite}). Stateless and thread-safe.
  *
  * <p>Why it matters. A merged write stores only the round's last state of a path: a value one
  * caller wrote and a later caller overwrote never reaches the server, so a refusal of it
@@ -52,6 +53,33 @@ final class InMemoryStorage {
       for (BsonValue element : value.asArray()) {
         check(element, level + 1, path);
       }
+    }
+  }
+
+  /**
+   * Checks what {@code op} stores.
+   *
+   * @throws NotModelled when the server may refuse it
+   */
+  static void check(Op op) {
+    switch (op.operator()) {
+      case "$unset", "$pull" -> { } // stores nothing new
+      case "$set", "$min", "$max" -> check(op.operand(), op.segments().length,
+          op.path());
+      case "$push", "$addToSet" -> {
+        int level = op.segments().length;
+        check(org.bson.BsonNull.VALUE, level, op.path()); // the array
+        BsonValue x = op.operand();
+        BsonValue each = x.isDocument() ? x.asDocument().get("$each") : null;
+        if (each != null && each.isArray()) {
+          for (BsonValue v : each.asArray()) {
+            check(v, level + 1, op.path());
+          }
+        } else {
+          check(x, level + 1, op.path()); // other modifiers: not modelled
+        }
+      }
+      default -> check(org.bson.BsonNull.VALUE, op.segments().length, op.path());
     }
   }
 

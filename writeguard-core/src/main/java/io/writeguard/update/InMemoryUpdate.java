@@ -34,9 +34,7 @@ import org.bson.BsonValue;
  *       ({@link InMemoryOrder}).
  * </ul>
  *
- * <p>Refused as well: a value the server's storage validation may refuse, on any supported
- * version ({@link InMemoryStorage}: too deep, a {@code $}-prefixed name inside it), two paths
- * of one update that overlap (a server error), {@code _id},
+ * <p>Refused as well: two paths of one update that overlap (a server error), {@code _id},
  * positional segments ({@code $}, {@code $[]}), a segment met in an array that is not a
  * canonical index (the server reads {@code 01} as index 1, and answers a field name such as
  * {@code tags} with PathNotViable, even for {@code $pull}), an {@code $inc} by -0.0 of a
@@ -46,7 +44,10 @@ import org.bson.BsonValue;
  * same embedded document (MongoDB 5.0+ orders such fields by name, older servers as given; one
  * new field per document is appended last by all of them). Stateless and thread-safe.
  *
- * <p>This class parses and checks the update, then applies its operators in order.
+ * <p>This class parses and checks the update, then applies its operators in order. What the
+ * server's storage validation would refuse (too deep, a {@code $}-name inside a value) is
+ * computed here like any value; {@link MergedWrite} keeps such a caller out of a merge
+ * ({@link InMemoryStorage}), since only a later caller's change could hide the refusal.
  *
  * <p>{@code InMemoryUpdateCorpusTest} runs a corpus of cases taken from MongoDB's own
  * update-node unit tests and manual through this class: each must come out exactly right or
@@ -156,9 +157,7 @@ final class InMemoryUpdate {
         throw new NotModelled(name + " with an operand that is not a non-empty document");
       }
       for (Map.Entry<String, BsonValue> field : operator.getValue().asDocument().entrySet()) {
-        Op op = new Op(name, field.getKey(), segments(field.getKey()), field.getValue());
-        checkStored(op);
-        ops.add(op);
+        ops.add(new Op(name, field.getKey(), segments(field.getKey()), field.getValue()));
       }
     }
     for (int i = 0; i < ops.size(); i++) {
@@ -170,29 +169,6 @@ final class InMemoryUpdate {
       }
     }
     return ops;
-  }
-
-  /** What the op stores must pass the server's storage validation ({@link InMemoryStorage}). */
-  private static void checkStored(Op op) {
-    switch (op.operator()) {
-      case "$unset", "$pull" -> { } // stores nothing new
-      case "$set", "$min", "$max" -> InMemoryStorage.check(op.operand(), op.segments().length,
-          op.path());
-      case "$push", "$addToSet" -> {
-        int level = op.segments().length;
-        InMemoryStorage.check(org.bson.BsonNull.VALUE, level, op.path()); // the array
-        BsonValue x = op.operand();
-        BsonValue each = x.isDocument() ? x.asDocument().get("$each") : null;
-        if (each != null && each.isArray()) {
-          for (BsonValue v : each.asArray()) {
-            InMemoryStorage.check(v, level + 1, op.path());
-          }
-        } else {
-          InMemoryStorage.check(x, level + 1, op.path()); // other modifiers: not modelled
-        }
-      }
-      default -> InMemoryStorage.check(org.bson.BsonNull.VALUE, op.segments().length, op.path());
-    }
   }
 
   private static String[] segments(String path) {

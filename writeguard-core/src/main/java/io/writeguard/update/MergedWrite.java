@@ -58,6 +58,9 @@ import org.bson.BsonInt64;
  *       of them would have stored alone, which the index refuses, could otherwise hide behind
  *       the next caller's change. The indexes are those last read; one created since is
  *       looked for after the write ({@link #unsureUnder}).
+ *   <li><b>Every value is storable.</b> What a caller stores must pass the server's storage
+ *       validation on every supported version ({@link InMemoryStorage}: depth, {@code $}-names
+ *       inside a value), or a later caller's change could hide its refusal.
  * </ol>
  *
  * Rules 1 to 3 are kept per path by {@link MergedPath}, rule 4 and the guards by
@@ -75,6 +78,9 @@ final class MergedWrite {
   private final Map<String, MergedPath> entries = new LinkedHashMap<>();
   private final MergeGuards guards;
   private int callers;
+  /** The first writer's update (or replacement), checked for storage once a second joins. */
+  private List<Op> firstOps;
+  private BsonDocument firstReplacement;
 
   private MergedWrite(boolean replacing, BsonDocument read,
       Supplier<WriteConstraints> constraints) {
@@ -175,6 +181,38 @@ final class MergedWrite {
     return false;
   }
 
+  /**
+   * Rule 7: what a caller stores passes the server's storage validation
+   * ({@link InMemoryStorage}), or no later caller could hide its refusal. Checked only when a
+   * second writer joins (the first's too, then), so a lone update pays nothing for it. A
+   * failing first writer ends the round: sent alone, the server answers it.
+   */
+  private boolean storable(List<Op> ops, BsonDocument replacement) {
+    try {
+      if (callers == 1) {
+        if (firstOps != null) {
+          checkStorable(firstOps);
+        } else if (firstReplacement != null) {
+          InMemoryStorage.checkReplacement(firstReplacement);
+        }
+      }
+      if (ops != null) {
+        checkStorable(ops);
+      } else {
+        InMemoryStorage.checkReplacement(replacement);
+      }
+      return true;
+    } catch (InMemoryUpdate.NotModelled e) {
+      return false;
+    }
+  }
+
+  private static void checkStorable(List<Op> ops) {
+    for (Op op : ops) {
+      InMemoryStorage.check(op);
+    }
+  }
+
   /** True when the round sends a replacement of its final document. */
   boolean replacing() {
     return replacing;
@@ -193,6 +231,11 @@ final class MergedWrite {
 
   /** {@link #add(BsonDocument, BsonDocument)} of an update already parsed by the model. */
   boolean add(List<Op> ops, BsonDocument after) {
+    if (callers == 0) {
+      firstOps = ops;
+    } else if (!storable(ops, null)) {
+      return false;
+    }
     List<String[]> paths = new ArrayList<>(ops.size());
     for (Op op : ops) {
       paths.add(op.segments());
@@ -223,8 +266,17 @@ final class MergedWrite {
     return true;
   }
 
-  /** A replacement after operator writers is not merged (see rule 5). */
-  boolean addReplacement() {
+  /**
+   * A replacement after operator writers is not merged (see rule 5).
+   *
+   * @param replacement the document it stores, {@code _id} included
+   */
+  boolean addReplacement(BsonDocument replacement) {
+    if (callers == 0) {
+      firstReplacement = replacement;
+    } else if (!storable(null, replacement)) {
+      return false;
+    }
     if (!replacing || !indexesAllow(List.<String[]>of(new String[0]))) {
       return false; // (an empty path overlaps every index: the replacement changes them all)
     }

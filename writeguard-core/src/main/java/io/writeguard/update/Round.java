@@ -161,7 +161,7 @@ final class Round {
           merged = replaces ? MergedWrite.ofReplacement(batch.store::constraints)
               : MergedWrite.ofOperators(read, batch.store::constraints);
         }
-        if (!(replaces ? merged.addReplacement() : merged.add(ops, next))) {
+        if (!(replaces ? merged.addReplacement(next) : merged.add(ops, next))) {
           next = null; // its changes do not merge with this round's: sent in the next one
         }
       }
@@ -276,11 +276,6 @@ final class Round {
     Document given = ((Mutation.Replace) mutation).replacement();
     BsonDocument replacement = given.toBsonDocument(BsonDocument.class,
         batch.store.codecRegistry());
-    try {
-      InMemoryStorage.checkReplacement(replacement);
-    } catch (InMemoryUpdate.NotModelled e) {
-      return null;
-    }
     // _id first: MongoDB's update stage moves it there in every document it updates, so a
     // lone replacement that puts it elsewhere is stored with it first too.
     BsonDocument next = new BsonDocument("_id", working.get("_id"));

@@ -71,7 +71,9 @@ final class RoundFailures {
    * ({@link MergedWrite#unsureUnder}). Nobody, unless such an index exists.
    */
   List<Caller> unsureAfterMerge(List<Caller> round, MergedWrite merged) {
-    java.util.BitSet at = merged.unsureUnder(batch.store.freshConstraints());
+    // Bounded as the write was: by the deadlines of the callers it answers.
+    java.util.BitSet at = merged.unsureUnder(io.writeguard.internal.Deadline.replacing(
+        BatchCallers.earliestDeadline(round), batch.store::freshConstraints));
     if (at.isEmpty()) {
       return List.of();
     }

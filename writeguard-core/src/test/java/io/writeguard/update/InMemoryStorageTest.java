@@ -9,7 +9,7 @@ import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
 
 /**
- * The model refuses what MongoDB's storage validation refuses on any server from 4.2, at the
+ * A merge refuses what MongoDB's storage validation refuses on any server from 4.2, at the
  * exact limits: an element deeper than 180 levels (a top-level field is level 1, each element
  * inside a document or array one more), a {@code $}-name inside a value.
  */
@@ -25,9 +25,11 @@ class InMemoryStorageTest {
     return value;
   }
 
+  /** The update checked as a merge checks it, then applied. */
   private static BsonDocument apply(String operator, String path, BsonValue operand) {
-    return InMemoryUpdate.apply(DOC, new BsonDocument(operator,
-        new BsonDocument(path, operand)));
+    var ops = InMemoryUpdate.parse(new BsonDocument(operator, new BsonDocument(path, operand)));
+    ops.forEach(InMemoryStorage::check);
+    return InMemoryUpdate.apply(DOC, ops);
   }
 
   @Test
@@ -71,6 +73,23 @@ class InMemoryStorageTest {
         BsonDocument.parse("{$each: [{k: {$y: 1}}]}")))
         .isInstanceOf(InMemoryUpdate.NotModelled.class);
     assertThat(apply("$push", "a", BsonDocument.parse("{$each: [{k: 'a$b'}]}"))).isNotNull();
+  }
+
+  @Test
+  void aMergeChecksTheFirstWritersValuesOnlyOnceASecondJoins() {
+    BsonDocument read = BsonDocument.parse("{_id: 1, v: 0, w: 0, version: 1}");
+    BsonDocument deep = new BsonDocument("$set", new BsonDocument("v", nested(180)));
+    MergedWrite alone = MergedWrite.ofOperators(read);
+    BsonDocument after = InMemoryUpdate.apply(read, deep);
+    assertThat(alone.add(deep, after)).as("alone, sent as it is: the server judges it").isTrue();
+    BsonDocument next = BsonDocument.parse("{$set: {w: 1}}");
+    assertThat(alone.add(next, InMemoryUpdate.apply(after, next)))
+        .as("no one joins after a value the server may refuse").isFalse();
+    MergedWrite fine = MergedWrite.ofOperators(read);
+    BsonDocument ok = BsonDocument.parse("{$set: {v: 1}}");
+    BsonDocument okAfter = InMemoryUpdate.apply(read, ok);
+    assertThat(fine.add(ok, okAfter)).isTrue();
+    assertThat(fine.add(deep, InMemoryUpdate.apply(okAfter, deep))).isFalse();
   }
 
   @Test

@@ -62,6 +62,12 @@ class MergedWriteTruthTest {
   }
 
   @Test
+  void aReplacementNestedTooDeepIsNotHiddenByALaterSet() throws Exception {
+    assertTruth(RuleStore::tooDeep, 15, new Document("v", 0),
+        current -> Mutation.replace(new Document("v", nested(180))), set("v", 1));
+  }
+
+  @Test
   void theDeepestValueStorageAllowsIsStillMerged() throws Exception {
     MongoCollection<Document> docs = fresh("deepOk");
     docs.insertOne(new Document("_id", "d").append("v", 0).append("version", 0L));
