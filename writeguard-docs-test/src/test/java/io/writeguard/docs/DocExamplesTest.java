@@ -59,7 +59,10 @@ class DocExamplesTest {
       assertThat(sources.put(source.className, source)).as("two blocks at " + block.where()).isNull();
     }
     Path out = Path.of("target", "doc-blocks");
+    long compileStart = System.nanoTime();
     List<String> errors = compile(sources, out);
+    System.out.printf(Locale.ROOT, "compiled %d doc blocks in %d ms%n", sources.size(),
+        (System.nanoTime() - compileStart) / 1_000_000);
     assertThat(errors).as("doc blocks that do not compile (the generated sources are in "
         + out.toAbsolutePath() + ")").isEmpty();
 
