@@ -303,6 +303,14 @@ final class BlockSetups {
           ReactiveWriteGuardUpdaters reactiveUpdaters = new ReactiveWriteGuardUpdaters(updaters, reactive);
           checkEquals(15L, new AccountService(reactiveUpdaters).deposit(id, 5).block().getBalance(), "10 + 5");
           """)),
+      Map.entry("any-strategy", Setup.of(account(0), """
+          checkEquals(5L, accountsColl.find(eq("_id", id)).first().getLong("balance"), "5 added");
+          check(locked != null, "the typed locked updater over the typed one");
+          """)),
+      Map.entry("spring-translating", Setup.of(SPRING_ACCOUNT + account(0), """
+          checkEquals(5L, database.getCollection("accounts").find(eq("_id", id)).first().getLong("balance"),
+              "5 added through the translating adaptive updater");
+          """)),
       Map.entry("spring-status", Setup.check("""
           DataAccessStatus advice = new DataAccessStatus();
           checkEquals(HttpStatus.CONFLICT, advice.conflict(new OptimisticLockingFailureException("moved"))

@@ -22,6 +22,7 @@ import java.util.List;
 import org.bson.Document;
 import org.bson.codecs.configuration.CodecRegistries;
 import org.bson.codecs.configuration.CodecRegistry;
+import org.bson.codecs.pojo.annotations.BsonId;
 import org.bson.codecs.pojo.PojoCodecProvider;
 import org.bson.types.ObjectId;
 
@@ -110,6 +111,13 @@ public abstract class DocsFixture {
   protected final CodecRegistry pojoCodecs = CodecRegistries.fromRegistries(
       com.mongodb.MongoClientSettings.getDefaultCodecRegistry(),
       CodecRegistries.fromProviders(PojoCodecProvider.builder().automatic(true).build()));
+
+  /** An application's record, mapped by the codecs above ({@code typed} updaters). */
+  public record Account(@BsonId String id, long balance, Long version) {}
+
+  protected final MongoCollection<Document> accountsColl = accounts;
+  protected final MongoCollection<Account> accountColl =
+      db.getCollection("accounts", Account.class).withCodecRegistry(pojoCodecs);
 
   /** The seed's "compute the next status" step the README and lock docs call. */
   protected String next(Document current) {
