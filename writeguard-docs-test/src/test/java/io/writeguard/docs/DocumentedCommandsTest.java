@@ -37,8 +37,10 @@ class DocumentedCommandsTest {
           + " LabBalanceCommandTest#transferOnAStandaloneServerSaysWhyExitsFourAndWritesNoReport;"
           + " LabProcessesTest#twoProcessesCountEveryOperationExactlyAndRecommendFromTheRows (long);"
           + " LauncherTest#theLabsTransferScenarioExitsFourOnTheEmbeddedServer",
-      "serve", "ServeApiTest; ServeProcessTest#sigtermStopsEachProcessWithExitZero (long)",
-      "token", "TokenCommandTest#printsATokenServeAcceptsAsItsLastLine",
+      "serve", "LauncherTest#theServeQuickStartAnswersAsDocsServeMdShows;"
+          + " ServeProcessTest#sigtermStopsEachProcessWithExitZero (long)",
+      "token", "TokenCommandTest#printsATokenServeAcceptsAsItsLastLine;"
+          + " LauncherTest#theServeQuickStartAnswersAsDocsServeMdShows",
       "audit", "AuditCommandTest#auditCountsEveryKindListsIdsAndExitsOne;"
           + " AuditCommandTest#fixRepairsTheSafeKindsReportsTheRestAndExitsOneWhileProblemsRemain",
       "mongo", "MongoCommandProcessTest#sigtermFromProcessDestroyStopsItWithExitZero",
