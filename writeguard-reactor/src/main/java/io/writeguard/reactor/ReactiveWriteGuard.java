@@ -37,6 +37,9 @@ import reactor.core.scheduler.Schedulers;
  *   <li><b>Where results arrive.</b> On the {@code deliverOn} scheduler (Reactor's
  *       {@code parallel()} by default), so the subscriber's code never occupies a writer
  *       thread.
+ *   <li><b>Nested.</b> A facade call subscribed from inside a call's work (work that blocks
+ *       on it) runs inline on that thread: queued, it would wait for the thread that waits
+ *       for it ({@link BlockingExecutor#submit}).
  *   <li><b>Locks.</b> {@link #withLock} waits for locks on threads of their own
  *       ({@code lockWaiters}), and a cancel once the lock is had never lets the next holder in
  *       before the work ends.
