@@ -194,7 +194,7 @@ public final class MongoLeaseLockService implements LockService {
     private Duration minBackoff = Duration.ofMillis(5);
     private Duration maxBackoff = Duration.ofMillis(50);
     private int handoffBatch = 32;
-    private Duration handoffSlice = Duration.ofMillis(200);
+    private Duration handoffSlice = Duration.ofMillis(20);
     private int maxKeyLength = 256;
     private Duration cleanupInterval = Duration.ofMinutes(10);
     private Duration staleAfter = Duration.ofHours(1);

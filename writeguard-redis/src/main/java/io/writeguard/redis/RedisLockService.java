@@ -210,7 +210,7 @@ public final class RedisLockService implements LockService {
     private Duration commandTimeout = Duration.ofSeconds(5);
     private int handoffBatch = 32;
     private UnaryOperator<LeaseStore> storeView = UnaryOperator.identity();
-    private Duration handoffSlice = Duration.ofMillis(200);
+    private Duration handoffSlice = Duration.ofMillis(20);
 
     private Builder() {}
 
