@@ -7,6 +7,7 @@ import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.Objects;
@@ -194,7 +195,8 @@ public final class MongoLeaseLockService implements LockService {
     private Duration minBackoff = Duration.ofMillis(5);
     private Duration maxBackoff = Duration.ofMillis(50);
     private int handoffBatch = 32;
-    private Duration handoffSlice = Duration.ofMillis(200);
+    private Duration handoffSlice = Duration.ofMillis(20);
+    private boolean handoffSliceSet;
     private int maxKeyLength = 256;
     private Duration cleanupInterval = Duration.ofMinutes(10);
     private Duration staleAfter = Duration.ofHours(1);
@@ -271,9 +273,15 @@ public final class MongoLeaseLockService implements LockService {
       return this;
     }
 
-    /** How long one lease may be handed from caller to caller; default 200 ms. */
+    /**
+     * A turn: how long one lease may be handed from caller to caller (and from one group-commit
+     * batch of this process to the next, {@link LockHandle#closeForSuccessor()}) before it is
+     * released, counted from its take; default 20 ms. Other processes wait at most this much
+     * longer for the key. Positive and, when set, at most half the lease.
+     */
     public Builder handoffSlice(Duration handoffSlice) {
       this.handoffSlice = Checks.positive("handoffSlice", handoffSlice);
+      this.handoffSliceSet = true;
       return this;
     }
 
@@ -320,6 +328,7 @@ public final class MongoLeaseLockService implements LockService {
         throw new IllegalArgumentException("renewInterval must be positive, was " + renewInterval
             + " (a third of lease " + lease + ")");
       }
+      LockArguments.checkTurn(handoffSlice, handoffSliceSet, lease);
       if (minBackoff.compareTo(maxBackoff) > 0) {
         throw new IllegalArgumentException("minBackoff must not exceed maxBackoff, was "
             + minBackoff + " > " + maxBackoff);

@@ -7,6 +7,7 @@ import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LockArguments;
 import io.writeguard.lock.LeaseLockEngine;
 import io.writeguard.lock.LeaseStore;
 import io.writeguard.lock.LockBackendException;
@@ -210,7 +211,8 @@ public final class RedisLockService implements LockService {
     private Duration commandTimeout = Duration.ofSeconds(5);
     private int handoffBatch = 32;
     private UnaryOperator<LeaseStore> storeView = UnaryOperator.identity();
-    private Duration handoffSlice = Duration.ofMillis(200);
+    private Duration handoffSlice = Duration.ofMillis(20);
+    private boolean handoffSliceSet;
 
     private Builder() {}
 
@@ -326,9 +328,15 @@ public final class RedisLockService implements LockService {
       return this;
     }
 
-    /** The longest one lease is passed on between local holders before it is released. Default 200 ms. */
+    /**
+     * A turn: the longest one lease is passed on between local holders (and between one
+     * group-commit batch of this process and the next, {@link LockHandle#closeForSuccessor()})
+     * before it is released, counted from its take. Default 20 ms. Positive and, when set, at
+     * most half the lease.
+     */
     public Builder handoffSlice(Duration handoffSlice) {
       this.handoffSlice = handoffSlice;
+      this.handoffSliceSet = true;
       return this;
     }
 
@@ -373,6 +381,7 @@ public final class RedisLockService implements LockService {
             + " (a key mints at most 2048 tokens per server millisecond), was " + handoffBatch);
       }
       Checks.positive("handoffSlice", handoffSlice);
+      LockArguments.checkTurn(handoffSlice, handoffSliceSet, lease);
       Settings settings = new Settings(keyPrefix, lease, renew, ownerId, listener, ticker,
           fallbackRecheck, maxKeyLength, commandTimeout, handoffBatch, handoffSlice);
       if (source.given() != null) {
