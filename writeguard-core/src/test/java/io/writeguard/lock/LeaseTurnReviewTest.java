@@ -1,0 +1,86 @@
+package io.writeguard.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.writeguard.Sleeper;
+import io.writeguard.Ticker;
+import io.writeguard.monitor.WriteGuardListener;
+import io.writeguard.testing.FakeTime;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review of turns ({@link LockHandle#closeForSuccessor()}) with forced interleavings: a lease
+ * kept for a successor must never outlive the service or a loss found while it is parked.
+ */
+class LeaseTurnReviewTest {
+  private final FakeTime time = new FakeTime();
+  /** Runs once, on the next read of the ticker by the thread that armed it. */
+  private final AtomicReference<Runnable> onNextRead = new AtomicReference<>();
+  private final AtomicReference<Thread> armedBy = new AtomicReference<>();
+  private final Ticker ticker = () -> {
+    if (Thread.currentThread() == armedBy.get()) {
+      Runnable hook = onNextRead.getAndSet(null);
+      if (hook != null) {
+        armedBy.set(null);
+        hook.run();
+      }
+    }
+    return time.ticker().nanoTime();
+  };
+  private final MemoryLeaseStore store = new MemoryLeaseStore();
+  private LeaseLockEngine engine;
+
+  private LeaseLockEngine engine() {
+    return new LeaseLockEngine(new LeaseLockEngine.Settings("memory", "a", Duration.ofSeconds(30),
+        Duration.ofSeconds(10), 4, Duration.ofMillis(20), 256, ticker, Sleeper.system(),
+        WriteGuardListener.NOOP), store);
+  }
+
+  @AfterEach
+  void close() {
+    if (engine != null) {
+      engine.close();
+    }
+  }
+
+  /**
+   * A hold still open when its service is closed, then closed for a successor (a group-commit
+   * batch ending during shutdown): nobody is left to take the kept lease or to check it, so it
+   * must be released at once, not left to block every other process for a whole lease.
+   */
+  @Test
+  void aHoldClosedForASuccessorAfterTheServiceClosedReleasesItsLease() {
+    engine = engine();
+    LockHandle held = engine.acquire("k", Duration.ofSeconds(5));
+    engine.close();
+    held.closeForSuccessor();
+    assertThat(store.holder("k")).as("released in the store").isNull();
+    assertThat(engine.leaseCount()).isZero();
+  }
+
+  /**
+   * The watchdog finds the lease lost while its holder is parking it for a successor: after
+   * the holder judged it usable, before it gave its local turn up. The loss's own clean-up
+   * found that turn held and left the lease to the holder ({@code releaseParked}); here the
+   * loss is set at that instant. No successor comes: the grace check must forget the lease and
+   * free the key if the store still has it as ours, as for a lease lost under a holder.
+   */
+  @Test
+  void aLeaseLostWhileParkedForASuccessorThatNeverComesIsForgottenAndFreed() {
+    engine = engine();
+    LeaseLockHandle held = (LeaseLockHandle) engine.acquire("k", Duration.ofSeconds(5));
+    onNextRead.set(() -> held.lease.lost.set(true));
+    armedBy.set(Thread.currentThread());
+    held.closeForSuccessor();
+    assertThat(onNextRead.get()).as("the loss was forced inside the release").isNull();
+    time.advance(LeaseLockEngine.SUCCESSOR_GRACE);
+    await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+      assertThat(engine.leaseCount()).as("the lost lease forgotten").isZero();
+      assertThat(store.holder("k")).as("freed in the store").isNull();
+    });
+  }
+}
