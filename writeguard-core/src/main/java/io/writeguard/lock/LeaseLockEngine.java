@@ -366,7 +366,8 @@ public final class LeaseLockEngine {
       kept = lease.usable() && lease.hasTokens()
           && ticker.nanoTime() - lease.startNanos < sliceNanos
           && leaseLeftNanos(lease) >= leaseNanos / 2
-          && (successorComing || localLocks.waiting(key) > 0);
+          && (successorComing || localLocks.waiting(key) > 0)
+          && !closed;
       if (kept) {
         lease.parkedNanos = ticker.nanoTime();
       } else {
@@ -385,6 +386,11 @@ public final class LeaseLockEngine {
     } else if (kept && localLocks.waiting(key) == 0) {
       // Guard against the race with a waiter that timed out after we decided to keep the lease.
       runInBackground(() -> releaseParked(key));
+    }
+    if (kept && closed) {
+      // Read after the local turn was given up: close() either ran its releaseParked after
+      // that, or set closed before this read. Closed, no check or background task runs.
+      releaseParked(key);
     }
     listener.onLockReleased(backend, key, handle.token(), elapsed(handle.acquiredNanos()));
     if (failure != null) {
@@ -412,7 +418,7 @@ public final class LeaseLockEngine {
    */
   private void checkParked(Lease lease) {
     lease.parkedCheckPending.set(false);
-    if (leases.get(lease.key) != lease || !lease.usable()) {
+    if (leases.get(lease.key) != lease) {
       return;
     }
     Optional<LockHandle> local = localLocks.tryAcquire(lease.key);
@@ -424,7 +430,8 @@ public final class LeaseLockEngine {
         return;
       }
       long parkedFor = ticker.nanoTime() - lease.parkedNanos;
-      if (parkedFor >= SUCCESSOR_GRACE_NANOS) {
+      // Lost while its holder parked it: the loss's own releaseParked found the turn held.
+      if (!lease.usable() || parkedFor >= SUCCESSOR_GRACE_NANOS) {
         leases.remove(lease.key, lease);
         endQuietly(lease);
         return;
