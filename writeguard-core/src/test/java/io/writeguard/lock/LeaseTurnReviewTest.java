@@ -83,4 +83,21 @@ class LeaseTurnReviewTest {
       assertThat(store.holder("k")).as("freed in the store").isNull();
     });
   }
+
+  /**
+   * {@code UnderLock.run}'s successor hint is caller code run after the work: if it throws, the
+   * lock must still be released (plainly: no successor is known) and the work's result stand,
+   * or the key's local turn and lease are held for ever and every later caller hangs.
+   */
+  @Test
+  void aSuccessorHintThatThrowsStillReleasesTheLockAndTheWorkStands() {
+    engine = engine();
+    LockHandle held = engine.acquire("k", Duration.ofSeconds(5));
+    String result = UnderLock.run(held, () -> "done", () -> {
+      throw new IllegalStateException("hint failed (test)");
+    });
+    assertThat(result).isEqualTo("done");
+    assertThat(held.isReleased()).isTrue();
+    assertThat(store.holder("k")).as("released plainly").isNull();
+  }
 }
