@@ -34,7 +34,8 @@ public final class UnderLock {
   /**
    * Runs {@code work}, then closes {@code lock}, with {@link LockHandle#closeForSuccessor()}
    * when {@code successorComing} says, after the work, that another caller of this process is
-   * about to ask for the key; see the class comment for failures.
+   * about to ask for the key (a hint that throws counts as no: the lock is released plainly and
+   * the work's result stands); see the class comment for failures.
    */
   public static <T> T run(LockHandle lock, Supplier<T> work, BooleanSupplier successorComing) {
     T result;
@@ -47,12 +48,26 @@ public final class UnderLock {
       }
       throw e;
     }
-    RuntimeException releaseFailure = release(lock, successorComing.getAsBoolean());
+    RuntimeException releaseFailure = release(lock, successorComing(lock, successorComing));
     if (releaseFailure != null) {
       log.warn("lock '{}' (token {}): the work under it is done and stands; releasing it failed,"
           + " it frees itself when its lease runs out", lock.key(), lock.token(), releaseFailure);
     }
     return result;
+  }
+
+  /**
+   * The caller's hint, asked after the work; one that throws (caller code) counts as "no
+   * successor", so the lock is still released and the work's result stands.
+   */
+  private static boolean successorComing(LockHandle lock, BooleanSupplier hint) {
+    try {
+      return hint.getAsBoolean();
+    } catch (Throwable e) { // a checked exception thrown undeclared too
+      log.warn("lock '{}' (token {}): asking whether a successor comes failed; released plainly",
+          lock.key(), lock.token(), e);
+      return false;
+    }
   }
 
   /** Closes {@code lock} with the interrupt flag set aside; what it threw, or null. */
