@@ -123,6 +123,27 @@ class RedisTurnsTest {
   }
 
   /**
+   * Review: a release sent by an old attempt of the holder's owner (a resend, an abandon of a
+   * take it never heard of) neither frees the key nor clears the waiter's mark; the holder's
+   * own release then yields, and the marks end with the freed key (KEEP_FREED), never stay.
+   */
+  @Test
+  void anOldAttemptsReleaseLeavesTheNewHoldersMarksAndTheMarksEndWithTheFreedKey()
+      throws Exception {
+    assertThat(take("b", 2, true)).isPositive();
+    assertThat(take("a", 1, true)).as("a waits").isNegative();
+    assertThat(release("b", 1, 60_000)).as("b's old attempt").isZero();
+    assertThat(redis.hget(key, "o")).isEqualTo("b:2");
+    assertThat(redis.hget(key, "w")).as("a's mark kept").isEqualTo("a");
+    assertThat(redis.hget(key, "y")).isNull();
+    assertThat(release("b", 2, 500)).isEqualTo(1L);
+    assertThat(redis.hget(key, "y")).as("b yields to a").isEqualTo("b");
+    assertThat(redis.pttl(key)).as("the marks expire with the freed key").isBetween(1L, 1000L);
+    assertThat(take("c", 1, true)).as("a third owner is not held back by b's yield").isPositive();
+    assertThat(redis.hmget(key, "w", "y", "yu")).allMatch(v -> !v.hasValue());
+  }
+
+  /**
    * Process a always has a successor queued (every hold closes for one) and takes again at
    * once; b's waiter still gets the key, within its lock wait, again and again.
    */
