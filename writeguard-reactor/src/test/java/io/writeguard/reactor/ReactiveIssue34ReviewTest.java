@@ -265,6 +265,36 @@ class ReactiveIssue34ReviewTest {
     await().atMost(BOUND).until(() -> guard.executor().admitted() == 0);
   }
 
+  /**
+   * withLock: the scheduler the work starts on throws an Error once the lock is had: the lock
+   * is released and the Mono ends with that error, as for work that throws.
+   */
+  @Test
+  void withLockWhoseStartSchedulerThrowsAnErrorReleasesTheLockAndAnswers() {
+    OutOfMemoryError thrown = new OutOfMemoryError("unable to create native thread (test)");
+    Scheduler failing = new DelegatingScheduler(Schedulers.immediate()) {
+      @Override
+      public Disposable schedule(Runnable task) {
+        throw thrown;
+      }
+    };
+    ReactiveWriteGuard guard = ReactiveWriteGuard.builder().threads(1).queueCapacity(4)
+        .name("wg-rev-h").deliverOn(failing).build();
+    guards.add(guard);
+    CountingLocks locks = new CountingLocks();
+    AtomicInteger ran = new AtomicInteger();
+    CompletableFuture<Integer> answer = guard.<Integer>withLock(locks, "k", BOUND, h -> {
+      ran.incrementAndGet();
+      return Mono.just(1);
+    }).toFuture();
+
+    assertThat(answer).failsWithin(BOUND).withThrowableOfType(Exception.class)
+        .havingCause().isSameAs(thrown);
+    await().atMost(BOUND).until(() -> locks.closes.get() == 1);
+    assertThat(ran).hasValue(0);
+    assertThat(locks.local.tryAcquire("k")).hasValueSatisfying(LockHandle::close);
+  }
+
   /** A scheduler that passes everything but what a test overrides to another one. */
   private static class DelegatingScheduler implements Scheduler {
     private final Scheduler delegate;
