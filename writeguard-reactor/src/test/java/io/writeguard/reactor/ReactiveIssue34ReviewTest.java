@@ -266,16 +266,21 @@ class ReactiveIssue34ReviewTest {
   }
 
   /**
-   * withLock: the scheduler the work starts on throws an Error once the lock is had: the lock
-   * is released and the Mono ends with that error, as for work that throws.
+   * withLock: the scheduler the work starts on throws an Error once the lock is had (once: the
+   * outcome's own hop, Reactor's publishOn, then works): the lock is released and the Mono ends
+   * with that error, as for work that throws.
    */
   @Test
   void withLockWhoseStartSchedulerThrowsAnErrorReleasesTheLockAndAnswers() {
     OutOfMemoryError thrown = new OutOfMemoryError("unable to create native thread (test)");
+    AtomicInteger schedules = new AtomicInteger();
     Scheduler failing = new DelegatingScheduler(Schedulers.immediate()) {
       @Override
       public Disposable schedule(Runnable task) {
-        throw thrown;
+        if (schedules.incrementAndGet() == 1) {
+          throw thrown;
+        }
+        return super.schedule(task);
       }
     };
     ReactiveWriteGuard guard = ReactiveWriteGuard.builder().threads(1).queueCapacity(4)
