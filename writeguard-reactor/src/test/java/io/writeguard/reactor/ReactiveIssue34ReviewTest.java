@@ -300,6 +300,73 @@ class ReactiveIssue34ReviewTest {
     assertThat(locks.local.tryAcquire("k")).hasValueSatisfying(LockHandle::close);
   }
 
+  /**
+   * A nested call with a timeout, run inline: the timeout fires while the inner work still
+   * runs (the cancel reaches the call), the outer work sees the TimeoutException once the inner
+   * work ends, and the inner result, a lock handle, is handed back once and free again.
+   */
+  @Test
+  void aNestedCallsTimeoutFiresWhileItRunsInlineAndItsHandleIsHandedBackOnce() {
+    ReactiveWriteGuard guard = guard("wg-rev-i", 1);
+    CountingLocks locks = new CountingLocks();
+    CountDownLatch cancelled = new CountDownLatch(1);
+    CountDownLatch go = new CountDownLatch(1);
+    AtomicInteger handedBack = new AtomicInteger();
+    CompletableFuture<String> outer = guard.<String>call(() -> {
+      try {
+        guard.<LockHandle>call(() -> {
+          awaitQuietly(go);
+          return locks.acquire("k", BOUND);
+        }, h -> {
+          handedBack.incrementAndGet();
+          h.close();
+        }).doOnCancel(cancelled::countDown).timeout(Duration.ofMillis(50)).block(BOUND);
+        return "no timeout";
+      } catch (RuntimeException e) {
+        return e.getCause() instanceof java.util.concurrent.TimeoutException
+            ? "timeout" : e.toString();
+      }
+    }).toFuture();
+    awaitQuietly(cancelled); // the timeout fired while the inline work waits for go
+    assertThat(cancelled.getCount()).isZero();
+    assertThat(outer).isNotDone();
+    go.countDown();
+
+    assertThat(outer).succeedsWithin(BOUND).isEqualTo("timeout");
+    await().atMost(BOUND).until(() -> locks.closes.get() == 1);
+    assertThat(handedBack).hasValue(1);
+    assertThat(locks.local.tryAcquire("k")).hasValueSatisfying(LockHandle::close);
+    await().atMost(BOUND).until(() -> guard.executor().admitted() == 0);
+  }
+
+  /** One withLock Mono subscribed twice at once: two runs, never two holders. */
+  @Test
+  void aWithLockMonoSubscribedTwiceAtOnceNeverHasTwoHolders() {
+    ReactiveWriteGuard guard = guard("wg-rev-j", 2);
+    CountingLocks locks = new CountingLocks();
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    CountDownLatch firstIn = new CountDownLatch(1);
+    CompletableFuture<String> gate = new CompletableFuture<>();
+    Mono<String> locked = guard.withLock(locks, "k", BOUND, h -> Mono.defer(() -> {
+      most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+      firstIn.countDown();
+      return Mono.fromFuture(gate.thenApply(v -> v)) // each run waits for the gate
+          .doFinally(signal -> inside.decrementAndGet());
+    }));
+    CompletableFuture<String> a = locked.toFuture();
+    CompletableFuture<String> b = locked.toFuture();
+    awaitQuietly(firstIn);
+    assertThat(locks.acquired).hasValue(1); // the second waits for the lock
+    gate.complete("done");
+
+    assertThat(a).succeedsWithin(BOUND).isEqualTo("done");
+    assertThat(b).succeedsWithin(BOUND).isEqualTo("done");
+    await().atMost(BOUND).until(() -> locks.closes.get() == 2);
+    assertThat(most).hasValue(1);
+    assertThat(locks.local.tryAcquire("k")).hasValueSatisfying(LockHandle::close);
+  }
+
   /** A scheduler that passes everything but what a test overrides to another one. */
   private static class DelegatingScheduler implements Scheduler {
     private final Scheduler delegate;
