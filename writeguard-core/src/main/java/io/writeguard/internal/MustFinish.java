@@ -65,9 +65,9 @@ public final class MustFinish {
     // Null: no deadline, the client's timeouts bound each send, as they did before. Else at
     // least the grace as time left: a write that learns its outcome by a read (an operation
     // id's check) needs the read to work too.
-    Deadline graceFromNow = Deadline.after(Deadline.OUTCOME_GRACE);
     Deadline answerBy = caller == null ? null
-        : (caller.endsWithin(Deadline.OUTCOME_GRACE) ? graceFromNow : caller).earlier(own);
+        : (caller.endsWithin(Deadline.OUTCOME_GRACE) ? Deadline.after(Deadline.OUTCOME_GRACE)
+            : caller).earlier(own);
     RuntimeException last = null;
     for (int send = 1; send <= SENDS; send++) {
       try {
