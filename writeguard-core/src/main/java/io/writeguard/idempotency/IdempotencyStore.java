@@ -65,8 +65,8 @@ import org.slf4j.LoggerFactory;
  * {@link io.writeguard.WriteGuardInterruptedException} without the action having run.
  * Storing the outcome and deleting a failed claim record work already done, so they are not
  * cut by the caller's deadline ({@code Deadlines.within}): they run under their own budget of
- * 10 s, the caller waits for them at most until its deadline plus the 250 ms grace (twice the
- * grace from the action's end when it ended past the deadline), and one not done by then goes on in the
+ * 10 s, the caller waits for them at most 500 ms past its deadline (past the action's end when
+ * it ended after the deadline), and one not done by then goes on in the
  * background while the caller gets {@link OutcomeNotRecordedException} saying so. They are
  * sent with the thread's interrupt set aside and restored after (the driver refuses every call
  * of an interrupted thread, and an action cancelled as it finished still had its effect).
