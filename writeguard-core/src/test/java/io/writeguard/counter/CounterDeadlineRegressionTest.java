@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  */
 class CounterDeadlineRegressionTest {
   private static final AtomicInteger ids = new AtomicInteger();
-  private static final Duration DEADLINE = Duration.ofMillis(500);
+  // Long enough for the writes before the stall on a loaded machine.
+  private static final Duration DEADLINE = Duration.ofSeconds(1);
   // Past the deadline and its grace, so every write after it had the expired budget.
   private static final long STALL_MS = DEADLINE.plus(Deadlines.OUTCOME_GRACE).toMillis() + 150;
   // The stall, then twice the grace per give-back (the deadline had passed), plus a loaded

@@ -23,9 +23,10 @@ import org.junit.jupiter.api.Test;
  * and through a proxy that puts it 5 ms away (each way).
  */
 class IdempotencyDeadlineOverrunRegressionTest {
-  private static final Duration DEADLINE = Duration.ofMillis(300);
+  // Long enough for the claim on a loaded machine.
+  private static final Duration DEADLINE = Duration.ofSeconds(1);
   // The action ends 400 ms after the deadline: past the 250 ms grace.
-  private static final long ACTION_MS = 700;
+  private static final long ACTION_MS = 1400;
   // Twice the grace (the deadline had passed when the write began), plus a loaded machine.
   private static final Duration ANSWER_BOUND =
       Deadlines.OUTCOME_GRACE.multipliedBy(2).plusMillis(1500);
@@ -69,7 +70,7 @@ class IdempotencyDeadlineOverrunRegressionTest {
   }
 
   private void actionPastItsDeadlineRunsOnce(MongoCollection<Document> once) {
-    IdempotencyStore store = IdempotencyStore.builder(once).lease(Duration.ofSeconds(2)).build();
+    IdempotencyStore store = IdempotencyStore.builder(once).lease(Duration.ofSeconds(3)).build();
     AtomicInteger charges = new AtomicInteger();
     AtomicLong actionEnded = new AtomicLong();
     Object first = outcome(() -> Deadlines.within(DEADLINE, () -> store.once("charge:1",
@@ -84,7 +85,7 @@ class IdempotencyDeadlineOverrunRegressionTest {
     assertThat(answeredAfterTheAction).isLessThan(ANSWER_BOUND);
     assertThat(once.find(eq("_id", "charge:1")).first())
         .containsEntry("state", "done").containsEntry("outcome", "ch_1");
-    // The lease (2 s) runs out while this caller waits (5 s): with the claim left pending,
+    // The lease (3 s) runs out while this caller waits (5 s): with the claim left pending,
     // it took the key over and charged again.
     OnceResult<String> second = store.once("charge:1", String.class,
         () -> "ch_" + charges.incrementAndGet());
