@@ -137,9 +137,12 @@ final class LockedDrainCombiner implements Combiner {
           }
         }
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // the recorder's undeclared checked exception too: given back
       giveBack(counterId, takes, e, recorder);
-      throw new DecrementFailedException(counterId, amount, e);
+      if (e instanceof RuntimeException) {
+        throw new DecrementFailedException(counterId, amount, e);
+      }
+      throw e; // an Error or the recorder's checked exception, as it was thrown
     }
     if (remaining > 0) {
       giveBack(counterId, takes, null, recorder);
@@ -158,12 +161,12 @@ final class LockedDrainCombiner implements Combiner {
    * that fails names its take as missing only if that take was applied: certainly (confirmed),
    * or by the shard's record of it; one whose record cannot be read is in doubt.
    */
-  private void giveBack(String counterId, List<Take> takes, RuntimeException original,
+  private void giveBack(String counterId, List<Take> takes, Throwable original,
       ChangeRecorder recorder) {
     Map<Integer, Long> stranded = new LinkedHashMap<>();
     Map<Integer, Long> inDoubt = new LinkedHashMap<>();
     Map<Integer, Long> returning = new LinkedHashMap<>();
-    RuntimeException last = original;
+    Throwable last = original;
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
@@ -174,7 +177,7 @@ final class LockedDrainCombiner implements Combiner {
           // Applied, yet its record is gone (the shard document was deleted or replaced).
           stranded.merge(take.shard(), take.amount(), Long::sum);
         }
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // the recorder's undeclared checked exception too
         if (recordedDespite(counterId, take.shard(), backId) == Boolean.TRUE) {
           continue; // the reply was lost, the give-back was not
         }
