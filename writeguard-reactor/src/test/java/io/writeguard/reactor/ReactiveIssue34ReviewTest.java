@@ -367,6 +367,27 @@ class ReactiveIssue34ReviewTest {
     assertThat(locks.local.tryAcquire("k")).hasValueSatisfying(LockHandle::close);
   }
 
+  /**
+   * withLock work whose Mono fails with a JVM-fatal error in an operator after a facade call
+   * (a StackOverflowError in a map): Reactor throws such an error out of onNext instead of
+   * signalling it; the lock must still be released and the caller answered with it.
+   */
+  @Test
+  void withLockWorkWhoseOperatorThrowsAFatalErrorReleasesTheLockAndAnswers() {
+    ReactiveWriteGuard guard = guard("wg-rev-h", 1);
+    CountingLocks locks = new CountingLocks();
+    StackOverflowError thrown = new StackOverflowError("thrown in a map (test)");
+    CompletableFuture<Integer> answer = guard.<Integer>withLock(locks, "k", BOUND,
+        h -> guard.call(() -> 1).map(v -> {
+          throw thrown;
+        })).toFuture();
+
+    assertThat(answer).failsWithin(BOUND).withThrowableOfType(Exception.class)
+        .havingCause().isSameAs(thrown);
+    await().atMost(BOUND).until(() -> locks.closes.get() == 1);
+    assertThat(locks.local.tryAcquire("k")).hasValueSatisfying(LockHandle::close);
+  }
+
   /** A scheduler that passes everything but what a test overrides to another one. */
   private static class DelegatingScheduler implements Scheduler {
     private final Scheduler delegate;
