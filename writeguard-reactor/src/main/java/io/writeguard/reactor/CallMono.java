@@ -142,7 +142,16 @@ final class CallMono<T> extends Mono<T> {
 
     private void emit(T value) {
       result = null;
-      actual.onNext(value);
+      try {
+        actual.onNext(value);
+      } catch (Throwable e) {
+        // Reactor's operators throw a JVM-fatal error (a StackOverflowError in a map) out of
+        // onNext instead of signalling it; left there, the chain never ends and a withLock
+        // around it never releases. Ended with it instead (an operator that already ended
+        // drops it).
+        actual.onError(e);
+        return;
+      }
       actual.onComplete();
     }
 
