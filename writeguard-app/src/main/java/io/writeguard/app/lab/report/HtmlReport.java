@@ -6,6 +6,7 @@ import io.writeguard.app.cli.Durations;
 import io.writeguard.app.lab.result.LabReport;
 import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.result.LabReport.SweepPoint;
+import io.writeguard.app.lab.result.RoundMedians;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -85,6 +86,14 @@ public final class HtmlReport {
           + " in (LOCK VIOL.) or broke an invariant (VIOLATIONS). Its speed is no result,"
           + " however fast it looks.</p>\n");
     }
+    if (report.points().stream().anyMatch(p -> p.results().stream()
+        .anyMatch(StrategyResult::unsteady))) {
+      h.append("<p class=\"legend\"><span class=\"unsteady\">UNSTEADY +-n%</span> in the"
+          + " table: a round of the strategy was n% off its median (more than +-"
+          + String.format(Locale.ROOT, "%.0f", RoundMedians.STEADY_PCT) + "%), so its speed"
+          + " and the ratios marked ~ are no finding; run again on a quieter machine or with"
+          + " more rounds.</p>\n");
+    }
     h.append("<h2>Lost updates</h2>\n")
         .append("<p class=\"note\">Lost = acknowledged effects missing at the end (see"
             + " docs/lab.md for each scenario's unit). Every strategy but those that exist"
@@ -162,13 +171,14 @@ public final class HtmlReport {
             .append(r.flags().isEmpty() ? ""
                 : " <span class=\"flag\">" + escapeHtml(r.flags()) + "</span>")
             .append(blind.contains(r.strategy()) ? " <small>(shows the problem)</small>" : "")
+            .append(r.unsteady() ? " <span class=\"unsteady\">"
+                + escapeHtml(r.steadinessMarker()) + "</span>" : "")
             .append("</td><td>").append(num(r.acknowledged()))
             .append("</td><td class=\"").append(bad ? "bad" : r.lostUpdates() > 0 ? "warn" : "ok")
             .append("\">").append(escapeHtml(lost))
             .append("</td><td>").append(num(r.errors()))
             .append("</td><td>").append(String.format(Locale.ROOT, "%,.0f", r.throughputOpsS()))
-            .append("</td><td>").append(base.map(b -> String.format(Locale.ROOT, "%.2fx",
-                r.throughputOpsS() / b.throughputOpsS())).orElse("-"))
+            .append("</td><td>").append(base.map(b -> ResultTable.ratio(r, b)).orElse("-"))
             .append("</td><td>").append(String.format(Locale.ROOT, "%.2f", r.latencyMs().p50()))
             .append("</td><td>").append(String.format(Locale.ROOT, "%.2f", r.latencyMs().p99()))
             .append("</td><td>").append(blind.contains(r.strategy()) ? "-"
@@ -292,6 +302,8 @@ public final class HtmlReport {
       .flag { display: inline-block; padding: 0 5px; border-radius: 3px; font-size: 11px;
               font-weight: 700; color: #fff; background: #c0162c; }
       tr.flagged td { background: #fff4f5; }
+      .unsteady { display: inline-block; padding: 0 5px; border-radius: 3px; font-size: 11px;
+                  font-weight: 700; color: #5b3b00; background: #ffd98a; }
       th:nth-child(2), td:nth-child(2) { text-align: left; }
       th { background: #f4f6fa; }
       td.ok { color: #1b7f3b; } td.warn { color: #a36a00; } td.bad { color: #c0162c; font-weight: 700; }
