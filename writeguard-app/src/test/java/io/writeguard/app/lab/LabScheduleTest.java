@@ -27,15 +27,27 @@ class LabScheduleTest {
 
   @Test
   void phasesThatTookLongerThanPlannedStretchTheEstimateOfTheRest() {
-    LabSchedule schedule = new LabSchedule(timed(2), 2, 1); // 2 warm-ups, 4 rounds
-    schedule.finished(true, 2 * S); // a 1 s warm-up took 2 s with its set-up
-    schedule.finished(true, 2 * S);
+    LabSchedule schedule = new LabSchedule(timed(2), 2, 1); // 2 x 2 warm-up slices, 4 rounds
+    for (int i = 0; i < 4; i++) {
+      schedule.finished(true, 2 * S); // a 0.5 s slice took 2 s with its set-up
+    }
     assertThat(schedule.timeLeftNanos()).isEqualTo(4 * 3 * S); // no round measured yet
 
     schedule.finished(false, 5 * S); // a 3 s round took 5 s
     assertThat(schedule.timeLeftNanos()).isEqualTo(3 * 5 * S);
     assertThat(schedule.timeLeftNanos(false, 1 * S)).isEqualTo(2 * 5 * S + 4 * S);
     assertThat(schedule.timeLeftNanos(false, 9 * S)).isEqualTo(2 * 5 * S); // overdue: not < 0
+  }
+
+  @Test
+  void warmUpSlicesAddedWhileAStrategyStillRisesLengthenTheEstimate() {
+    LabSettings s = LabSettings.timed(16, 4, 42, Duration.ofSeconds(3), Duration.ofSeconds(5))
+        .withRounds(3);
+    LabSchedule schedule = new LabSchedule(s, 7, 1); // at least 2 slices of 1 s each
+
+    assertThat(schedule.planned()).contains(Duration.ofSeconds(7 * 2 + 21 * 3));
+    schedule.moreWarmups(3);
+    assertThat(schedule.timeLeftNanos()).isEqualTo((7 * 2 + 3) * S + 21 * 3 * S);
   }
 
   @Test

@@ -122,10 +122,11 @@ public final class ResultTable {
 
   /**
    * {@code r}'s throughput against {@code base}'s, {@code 1.30x}; with a leading {@code ~} when
-   * either one's rounds are unsteady, so the ratio does not read as a finding.
+   * either one's rounds are unsteady, so the ratio does not read as a finding ({@code base}
+   * against itself is 1.00x however its rounds went).
    */
   public static String ratio(StrategyResult r, StrategyResult base) {
-    return (r.unsteady() || base.unsteady() ? "~" : "")
+    return (r != base && (r.unsteady() || base.unsteady()) ? "~" : "")
         + String.format(Locale.ROOT, "%.2fx", r.throughputOpsS() / base.throughputOpsS());
   }
 

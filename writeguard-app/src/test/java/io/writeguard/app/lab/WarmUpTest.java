@@ -1,0 +1,81 @@
+package io.writeguard.app.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The warm-up's decisions, on scripted slice speeds: when a strategy counts as warm. */
+class WarmUpTest {
+
+  /** Runs a warm-up whose strategy k answers the speeds of {@code speeds[k]} in turn. */
+  private static List<List<Double>> run(Duration cap, List<List<Double>> speeds,
+      List<String> calls, List<Integer> extra) {
+    return new WarmUp(cap).run(speeds.size(), (k, length) -> {
+      calls.add(k + "@" + length.toMillis());
+      List<Double> own = speeds.get(k);
+      int i = (int) calls.stream().filter(c -> c.startsWith(k + "@")).count() - 1;
+      return own.get(Math.min(i, own.size() - 1));
+    }, extra::add);
+  }
+
+  @Test
+  void aStrategyWarmsUntilASliceIsLessThanFivePercentFasterThanThePreviousOne() {
+    List<String> calls = new ArrayList<>();
+    List<Integer> extra = new ArrayList<>();
+    // Strategy 0 rises 50%, 20%, then 4%: warm after its 4th slice. Strategy 1 is flat.
+    List<List<Double>> out = run(Duration.ofSeconds(10),
+        List.of(List.of(100.0, 150.0, 180.0, 187.0, 300.0), List.of(500.0, 510.0, 900.0)),
+        calls, extra);
+
+    assertThat(out.get(0)).containsExactly(100.0, 150.0, 180.0, 187.0);
+    assertThat(out.get(1)).containsExactly(500.0, 510.0);
+    // Passes over all strategies in plan order; later passes only for those still rising.
+    assertThat(calls).containsExactly("0@1000", "1@1000", "0@1000", "1@1000", "0@1000",
+        "0@1000");
+    assertThat(extra).containsExactly(1, 1);
+  }
+
+  @Test
+  void aStrategyThatKeepsRisingStopsAtTheCap() {
+    List<String> calls = new ArrayList<>();
+    List<List<Double>> out = run(Duration.ofSeconds(3),
+        List.of(List.of(100.0, 200.0, 400.0, 800.0, 1600.0)), calls, new ArrayList<>());
+
+    assertThat(out.get(0)).containsExactly(100.0, 200.0, 400.0); // 3 slices of 1 s
+  }
+
+  @Test
+  void everyStrategyRunsTwoSlicesEvenWhenTheFirstIsTheFastest() {
+    List<List<Double>> out = run(Duration.ofSeconds(5),
+        List.of(List.of(900.0, 100.0, 100.0)), new ArrayList<>(), new ArrayList<>());
+
+    assertThat(out.get(0)).containsExactly(900.0, 100.0);
+  }
+
+  @Test
+  void aShortCapRunsTwoHalfSlicesAndZeroRunsNothing() {
+    List<String> calls = new ArrayList<>();
+    run(Duration.ofSeconds(1), List.of(List.of(1.0, 2.0, 4.0)), calls, new ArrayList<>());
+    assertThat(calls).containsExactly("0@500", "0@500");
+
+    List<String> none = new ArrayList<>();
+    assertThat(run(Duration.ZERO, List.of(List.of(1.0)), none, new ArrayList<>()).get(0))
+        .isEmpty();
+    assertThat(none).isEmpty();
+  }
+
+  @Test
+  void stillRisingNeedsTwoSlicesAndAGainAboveFivePercent() {
+    assertThat(WarmUp.stillRising(List.of())).isTrue();
+    assertThat(WarmUp.stillRising(List.of(100.0))).isTrue();
+    assertThat(WarmUp.stillRising(List.of(100.0, 106.0))).isTrue();
+    assertThat(WarmUp.stillRising(List.of(100.0, 104.0))).isFalse();
+    assertThat(WarmUp.stillRising(List.of(100.0, 80.0))).isFalse();
+    assertThat(Map.of("slice", WarmUp.sliceOf(Duration.ofSeconds(5))))
+        .containsEntry("slice", Duration.ofSeconds(1));
+  }
+}
