@@ -20,9 +20,13 @@ import java.util.List;
 final class WarmUp {
   /** A slice this much faster than the previous one says the strategy is still warming up. */
   static final double RISE = 0.05;
-  /** Slices every strategy runs, so there is a previous slice to compare with. */
-  static final int MIN_SLICES = 2;
-  /** The longest slice; shorter when {@code cap} is under two of them. */
+  /**
+   * Slices every strategy runs whatever its speeds say: a slice is short and noisy, and the
+   * JIT is busiest in the first seconds, so two slices alone can look flat while the code is
+   * still being compiled.
+   */
+  static final int MIN_SLICES = 3;
+  /** The longest slice; shorter when {@code cap} is under {@link #MIN_SLICES} of them. */
   static final Duration MAX_SLICE = Duration.ofSeconds(1);
 
   private final Duration slice;
@@ -36,7 +40,10 @@ final class WarmUp {
         : (int) Math.max(MIN_SLICES, cap.toNanos() / slice.toNanos());
   }
 
-  /** The length of one slice under {@code cap}: {@link #MAX_SLICE}, or half of a shorter cap. */
+  /**
+   * The length of one slice under {@code cap}: {@link #MAX_SLICE}, or a {@link #MIN_SLICES}th
+   * of a shorter cap.
+   */
   static Duration sliceOf(Duration cap) {
     Duration half = cap.dividedBy(MIN_SLICES);
     return half.compareTo(MAX_SLICE) < 0 ? half : MAX_SLICE;

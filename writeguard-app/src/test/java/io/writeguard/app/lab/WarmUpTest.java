@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The warm-up's decisions, on scripted slice speeds: when a strategy counts as warm. */
@@ -26,17 +25,18 @@ class WarmUpTest {
   void aStrategyWarmsUntilASliceIsLessThanFivePercentFasterThanThePreviousOne() {
     List<String> calls = new ArrayList<>();
     List<Integer> extra = new ArrayList<>();
-    // Strategy 0 rises 50%, 20%, then 4%: warm after its 4th slice. Strategy 1 is flat.
+    // Strategy 0 rises 50%, 20%, then 4%: warm after its 4th slice. Strategy 1 is flat after
+    // the three slices every strategy runs.
     List<List<Double>> out = run(Duration.ofSeconds(10),
-        List.of(List.of(100.0, 150.0, 180.0, 187.0, 300.0), List.of(500.0, 510.0, 900.0)),
+        List.of(List.of(100.0, 150.0, 180.0, 187.0, 300.0), List.of(500.0, 510.0, 505.0, 900.0)),
         calls, extra);
 
     assertThat(out.get(0)).containsExactly(100.0, 150.0, 180.0, 187.0);
-    assertThat(out.get(1)).containsExactly(500.0, 510.0);
+    assertThat(out.get(1)).containsExactly(500.0, 510.0, 505.0);
     // Passes over all strategies in plan order; later passes only for those still rising.
     assertThat(calls).containsExactly("0@1000", "1@1000", "0@1000", "1@1000", "0@1000",
-        "0@1000");
-    assertThat(extra).containsExactly(1, 1);
+        "1@1000", "0@1000");
+    assertThat(extra).containsExactly(1);
   }
 
   @Test
@@ -49,18 +49,19 @@ class WarmUpTest {
   }
 
   @Test
-  void everyStrategyRunsTwoSlicesEvenWhenTheFirstIsTheFastest() {
+  void everyStrategyRunsThreeSlicesEvenWhenTheFirstIsTheFastest() {
     List<List<Double>> out = run(Duration.ofSeconds(5),
-        List.of(List.of(900.0, 100.0, 100.0)), new ArrayList<>(), new ArrayList<>());
+        List.of(List.of(900.0, 100.0, 100.0, 100.0)), new ArrayList<>(), new ArrayList<>());
 
-    assertThat(out.get(0)).containsExactly(900.0, 100.0);
+    assertThat(out.get(0)).containsExactly(900.0, 100.0, 100.0);
   }
 
   @Test
-  void aShortCapRunsTwoHalfSlicesAndZeroRunsNothing() {
+  void aShortCapRunsThreeShorterSlicesAndZeroRunsNothing() {
     List<String> calls = new ArrayList<>();
-    run(Duration.ofSeconds(1), List.of(List.of(1.0, 2.0, 4.0)), calls, new ArrayList<>());
-    assertThat(calls).containsExactly("0@500", "0@500");
+    run(Duration.ofMillis(1500), List.of(List.of(1.0, 2.0, 4.0, 8.0)), calls,
+        new ArrayList<>());
+    assertThat(calls).containsExactly("0@500", "0@500", "0@500");
 
     List<String> none = new ArrayList<>();
     assertThat(run(Duration.ZERO, List.of(List.of(1.0)), none, new ArrayList<>()).get(0))
@@ -69,13 +70,12 @@ class WarmUpTest {
   }
 
   @Test
-  void stillRisingNeedsTwoSlicesAndAGainAboveFivePercent() {
+  void stillRisingNeedsThreeSlicesAndAGainAboveFivePercent() {
     assertThat(WarmUp.stillRising(List.of())).isTrue();
-    assertThat(WarmUp.stillRising(List.of(100.0))).isTrue();
-    assertThat(WarmUp.stillRising(List.of(100.0, 106.0))).isTrue();
-    assertThat(WarmUp.stillRising(List.of(100.0, 104.0))).isFalse();
-    assertThat(WarmUp.stillRising(List.of(100.0, 80.0))).isFalse();
-    assertThat(Map.of("slice", WarmUp.sliceOf(Duration.ofSeconds(5))))
-        .containsEntry("slice", Duration.ofSeconds(1));
+    assertThat(WarmUp.stillRising(List.of(100.0, 90.0))).isTrue();
+    assertThat(WarmUp.stillRising(List.of(50.0, 100.0, 106.0))).isTrue();
+    assertThat(WarmUp.stillRising(List.of(50.0, 100.0, 104.0))).isFalse();
+    assertThat(WarmUp.stillRising(List.of(50.0, 100.0, 80.0))).isFalse();
+    assertThat(WarmUp.sliceOf(Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(1));
   }
 }
