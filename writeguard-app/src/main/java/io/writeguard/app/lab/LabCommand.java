@@ -237,7 +237,8 @@ public final class LabCommand implements Callable<Integer> {
       LabSchedule schedule = new LabSchedule(settings, plan.strategies().size(),
           counts.size() * processCounts.size());
       out.print(extraHeader(plan.scenario(), settings, plan.strategies().size(),
-          counts.size() * processCounts.size(), schedule));
+          processCounts.size() > 1 ? processCounts.size() : counts.size(),
+          processCounts.size() > 1 ? "process counts" : "client counts", schedule));
       int lastProcesses = processCounts.get(processCounts.size() - 1);
       if (processCounts.size() > 1) {
         out.printf("  the same %d clients in %s processes in turn (child JVMs on the same"
@@ -391,7 +392,7 @@ public final class LabCommand implements Callable<Integer> {
   }
 
   private static String extraHeader(Scenario<?> scenario, LabSettings s, int strategies,
-      int clientCounts, LabSchedule schedule) {
+      int points, String pointsName, LabSchedule schedule) {
     StringBuilder b = new StringBuilder();
     String nl = System.lineSeparator();
     if (s.rounds() > 1) {
@@ -404,7 +405,7 @@ public final class LabCommand implements Callable<Integer> {
     }
     b.append("  plan: ").append(strategies).append(strategies == 1 ? " strategy" : " strategies")
         .append(" x ").append(s.rounds()).append(s.rounds() == 1 ? " round" : " rounds")
-        .append(clientCounts > 1 ? " x " + clientCounts + " client counts" : "")
+        .append(points > 1 ? " x " + points + " " + pointsName : "")
         .append(" = ").append(schedule.measuredRounds()).append(" measured")
         .append(schedule.planned().map(d -> ", about " + LabSchedule.format(d.toNanos())
             + " with warm-ups (plus set-up and counting)").orElse(""))

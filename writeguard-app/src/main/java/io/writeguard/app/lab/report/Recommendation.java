@@ -176,7 +176,8 @@ public final class Recommendation {
           continue;
         }
         moves.add(r0.strategy() + " " + ResultTable.ratio(r0, a0.get()) + " -> "
-            + ResultTable.ratio(r1.get(), a1.get()));
+            + ResultTable.ratio(r1.get(), a1.get())
+            + (r1.get().flags().isEmpty() ? "" : " [" + r1.get().flags() + "]"));
       }
       if (!moves.isEmpty()) {
         out.add("  vs atomic from " + ClosingNote.processes(first.processes()) + " to "
@@ -251,7 +252,7 @@ public final class Recommendation {
       }
     }
     return (ties.isEmpty() ? "" : "; " + String.join(", ", ties) + " of it: within the noise")
-        + (chosen.unsteady() ? "; " + chosen.steadinessMarker() + ", no finding" : "");
+        + (chosen.unsteady() ? ", " + chosen.steadinessMarker() + ": no finding" : "");
   }
 
   static boolean candidate(StrategyResult r, Set<String> blind) {

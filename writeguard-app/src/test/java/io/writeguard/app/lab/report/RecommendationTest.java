@@ -145,8 +145,8 @@ class RecommendationTest {
         row("atomic", 1000, 4, 0, 0, 0),
         unsteady(row("optimistic", 1300, 4, 0, 0, 0), 31.0)), NAIVE);
 
-    assertThat(lines.get(0)).contains("optimistic if you must read (0 lost, p99 4.00 ms;"
-        + " [UNSTEADY +-31%], no finding)");
+    assertThat(lines.get(0)).contains("optimistic if you must read (0 lost, p99 4.00 ms,"
+        + " [UNSTEADY +-31%]: no finding)");
   }
 
   @Test
@@ -167,7 +167,7 @@ class RecommendationTest {
     assertThat(lines.get(1)).startsWith("  the choice changes from local-lock at 1 process to"
         + " mongo-lock at 4");
     assertThat(lines.get(2)).isEqualTo("  vs atomic from 1 process to 4: optimistic 1.30x ->"
-        + " 0.70x, local-lock 1.50x -> 1.60x, mongo-lock 0.90x -> 0.80x");
+        + " 0.70x, local-lock 1.50x -> 1.60x [LOST 300], mongo-lock 0.90x -> 0.80x");
     assertThat(lines.get(3)).isEqualTo("  never with several instances: local-lock (lost 300,"
         + " it locks one process only)");
     assertThat(Recommendation.acrossProcesses(points.subList(0, 1), n -> NAIVE)).isEmpty();
