@@ -3,7 +3,9 @@ package io.writeguard.reactor;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.update.LockedUpdater;
+import io.writeguard.update.TypedDocumentUpdater;
 import io.writeguard.update.TypedUpdater;
+import io.writeguard.update.Updater;
 import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
 import java.util.Objects;
@@ -159,19 +161,41 @@ public final class ReactiveWriteGuard implements AutoCloseable {
     return run.publishOn(deliverOn);
   }
 
-  /** Reactive calls of {@code updater}. */
+  /**
+   * Reactive calls of {@code updater}, whichever strategy it is: versioned, locked, adaptive.
+   */
+  public ReactiveUpdater updater(Updater updater) {
+    return new ReactiveUpdater(updater, this);
+  }
+
+  /** Reactive calls of {@code updater}, whichever strategy it is. */
+  public <T> ReactiveTypedDocumentUpdater<T> typed(TypedDocumentUpdater<T> updater) {
+    return new ReactiveTypedDocumentUpdater<>(updater, this);
+  }
+
+  /** Reactive calls of {@code updater}, with {@link ReactiveTypedUpdater#insert}. */
+  public <T> ReactiveTypedUpdater<T> typed(TypedUpdater<T> updater) {
+    return new ReactiveTypedUpdater<>(updater, this);
+  }
+
+  /**
+   * Reactive calls of {@code updater}.
+   *
+   * @deprecated use {@link #updater(Updater)}
+   */
+  @Deprecated
   public ReactiveVersionedUpdater versioned(VersionedUpdater updater) {
     return new ReactiveVersionedUpdater(updater, this);
   }
 
-  /** Reactive calls of {@code updater}. */
+  /**
+   * Reactive calls of {@code updater}.
+   *
+   * @deprecated use {@link #updater(Updater)}
+   */
+  @Deprecated
   public ReactiveLockedUpdater locked(LockedUpdater updater) {
     return new ReactiveLockedUpdater(updater, this);
-  }
-
-  /** Reactive calls of {@code updater}. */
-  public <T> ReactiveTypedUpdater<T> typed(TypedUpdater<T> updater) {
-    return new ReactiveTypedUpdater<>(updater, this);
   }
 
   /** The executor the blocking calls run on. */
