@@ -15,7 +15,6 @@ import io.writeguard.app.lab.api.BalanceSettings;
 import io.writeguard.app.lab.api.LabStrategy;
 import io.writeguard.app.lab.api.Scenario;
 import io.writeguard.app.lab.api.Scenario.BalanceScenario;
-import io.writeguard.app.lab.api.Scenario.Verification;
 import io.writeguard.app.lab.api.Strategy.LabServices;
 import io.writeguard.app.lab.plan.LabPlan;
 import io.writeguard.app.lab.plan.LabSettings;
@@ -27,7 +26,6 @@ import io.writeguard.app.lab.report.ResultTable.FiguresTable;
 import io.writeguard.app.lab.result.LabReport;
 import io.writeguard.app.lab.result.LabReport.ProcessesPoint;
 import io.writeguard.app.lab.result.LabReport.ServerInfo;
-import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.result.LabReport.SweepPoint;
 import io.writeguard.internal.Checks;
 import java.io.IOException;
@@ -41,7 +39,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -79,8 +76,6 @@ public final class LabCommand implements Callable<Integer> {
   static final int MAX_DOCS = 1024;
   static final int MAX_ROUNDS = 100;
   static final int MAX_SHARDS = 1000;
-  /** Strategies whose lock holds in one process only: across processes they lose by design. */
-  static final Set<String> ONE_PROCESS_ONLY = Set.of("local-lock");
   /**
    * Interleaved rounds by default: one round is at the mercy of the JIT warming up and of
    * whatever else the machine does (docs/lab.md, "Measured"). Three rounds of three seconds
@@ -244,11 +239,11 @@ public final class LabCommand implements Callable<Integer> {
         out.printf("  the same %d clients in %s processes in turn (child JVMs on the same"
             + " servers when more than one)%s%n", counts.get(0), processCounts.stream()
                 .map(String::valueOf).collect(Collectors.joining(", ")),
-            blindIn(plan, lastProcesses).contains("local-lock")
+            ProcessCounts.blind(plan, lastProcesses).contains("local-lock")
                 ? "; local-lock locks one process only, so its losses there are expected" : "");
       } else if (lastProcesses > 1) {
         out.printf("  clients spread over %d processes (child JVMs on the same servers)%s%n",
-            lastProcesses, blindIn(plan, lastProcesses).contains("local-lock")
+            lastProcesses, ProcessCounts.blind(plan, lastProcesses).contains("local-lock")
                 ? "; local-lock locks one process only, so its losses are expected" : "");
       }
       out.flush();
@@ -282,7 +277,7 @@ public final class LabCommand implements Callable<Integer> {
             } else if (processCounts.size() > 1) {
               out.println(count + " clients in " + ClosingNote.processes(processes) + ":");
             }
-            out.print(ResultTable.render(last, blindIn(plan, processes)));
+            out.print(ResultTable.render(last, ProcessCounts.blind(plan, processes)));
             String figures = FiguresTable.render(last.results());
             if (!figures.isEmpty()) {
               out.println();
@@ -300,7 +295,7 @@ public final class LabCommand implements Callable<Integer> {
       if (processCounts.size() > 1) {
         report = report.withProcessCounts(byProcesses);
       }
-      Set<String> blind = blindIn(plan, lastProcesses);
+      Set<String> blind = ProcessCounts.blind(plan, lastProcesses);
       String note = ClosingNote.render(report, blind);
       if (!note.isEmpty()) {
         out.println();
@@ -310,12 +305,12 @@ public final class LabCommand implements Callable<Integer> {
       advice.addAll(Recommendation.lines(report.results(), blind));
       if (report.byProcesses() != null) {
         advice.addAll(Recommendation.acrossProcesses(report.byProcesses(),
-            n -> blindIn(plan, n)));
+            n -> ProcessCounts.blind(plan, n)));
       }
       out.println();
       advice.forEach(out::println);
       int status = writeReports(report, blind, out, err);
-      List<String> failed = failures(report, n -> blindIn(plan, n));
+      List<String> failed = LabFailures.of(report, n -> ProcessCounts.blind(plan, n));
       if (!failed.isEmpty()) {
         err.println("writeguard lab: FAILED: " + String.join(", ", failed));
         return EXIT_FAILED;
@@ -350,45 +345,6 @@ public final class LabCommand implements Callable<Integer> {
       }
     }
     return status;
-  }
-
-  /**
-   * The strategies whose losses are expected in {@code processes} processes: those that exist
-   * to show the problem, and across processes those that lock one process only.
-   */
-  private static Set<String> blindIn(LabPlan<?> plan, int processes) {
-    return plan.strategies().stream()
-        .filter(s -> s.reproducesLoss() || processes > 1 && ONE_PROCESS_ONLY.contains(s.name()))
-        .map(LabStrategy::name).collect(Collectors.toSet());
-  }
-
-  /** Losses of strategies that must not lose, and broken invariants of any strategy. */
-  private static List<String> failures(LabReport report, IntFunction<Set<String>> blindIn) {
-    List<String> failed = new ArrayList<>();
-    List<ProcessesPoint> all = report.byProcesses() != null ? report.byProcesses()
-        : report.points().stream().map(p -> new ProcessesPoint(report.processes(), p.clients(),
-            p.results())).toList();
-    for (ProcessesPoint p : all) {
-      Set<String> blind = blindIn.apply(p.processes());
-      String at = report.byProcesses() != null ? " in " + ClosingNote.processes(p.processes())
-          : report.sweep() == null ? "" : " at " + p.clients() + " clients";
-      for (StrategyResult r : p.results()) {
-        if (r.lostUpdates() > 0 && !blind.contains(r.strategy())) {
-          failed.add(r.strategy() + " lost " + r.lostUpdates() + " acknowledged update(s)" + at);
-        }
-        if (r.lockViolations() > 0) {
-          failed.add(r.strategy() + " met " + r.lockViolations() + " lock violation(s)" + at
-              + " (a conflict or fenced rejection while holding a lock that should be"
-              + " exclusive)");
-        }
-        long violations = r.figure(Verification.VIOLATIONS, 0);
-        if (violations > 0) {
-          failed.add(r.strategy() + " broke an invariant " + violations + " time(s)" + at
-              + " (e.g. a negative balance)");
-        }
-      }
-    }
-    return failed;
   }
 
   private static String extraHeader(Scenario<?> scenario, LabSettings s, int strategies,
@@ -427,45 +383,13 @@ public final class LabCommand implements Callable<Integer> {
    * are read per run, not per process; see {@link Scenario#countsPerProcess()}).
    */
   private List<Integer> processCounts(Scenario<?> s, List<Integer> counts) {
-    List<Integer> out = parseProcesses(processes, counts);
+    List<Integer> out = ProcessCounts.parse(processes, counts);
     int most = out.stream().mapToInt(Integer::intValue).max().orElse(1);
     if (most > 1 && !s.countsPerProcess()) {
       throw new UsageException("--processes " + most + " applies to scenario "
           + String.join(", ", scenarios.countingPerProcess()) + " only, not " + s.name());
     }
     return out;
-  }
-
-  /** The process counts of {@code --processes} for the client {@code counts}; see above. */
-  static List<Integer> parseProcesses(List<String> given, List<Integer> counts) {
-    if (given == null || given.isEmpty()) {
-      throw new UsageException("--processes needs at least one count");
-    }
-    int fewest = counts.stream().mapToInt(Integer::intValue).min().orElse(1);
-    List<Integer> out = new ArrayList<>();
-    for (String text : given) {
-      int n;
-      try {
-        n = Integer.parseInt(text.trim());
-      } catch (NumberFormatException e) {
-        throw new UsageException("--processes must be whole numbers between 1 and the clients ("
-            + fewest + "), was " + Checks.quote(text));
-      }
-      if (n < 1 || n > fewest) {
-        throw new UsageException("--processes must be between 1 and the clients (" + fewest
-            + "), was " + n);
-      }
-      if (out.contains(n)) {
-        throw new UsageException("--processes lists " + n + " twice");
-      }
-      out.add(n);
-    }
-    if (out.size() > 1 && counts.size() > 1) {
-      throw new UsageException("give several --processes or several --clients, not both (was"
-          + " --processes " + String.join(",", given) + " --clients "
-          + counts.stream().map(String::valueOf).collect(Collectors.joining(",")) + ")");
-    }
-    return List.copyOf(out);
   }
 
   private List<Integer> clientCounts() {

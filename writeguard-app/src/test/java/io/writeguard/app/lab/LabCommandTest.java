@@ -199,8 +199,8 @@ class LabCommandTest {
 
   @Test
   void aListOfProcessCountsIsParsedInTheOrderGiven() {
-    assertThat(LabCommand.parseProcesses(List.of("1", "2", "4"), List.of(16)))
+    assertThat(ProcessCounts.parse(List.of("1", "2", "4"), List.of(16)))
         .containsExactly(1, 2, 4);
-    assertThat(LabCommand.parseProcesses(List.of("4", "1"), List.of(4))).containsExactly(4, 1);
+    assertThat(ProcessCounts.parse(List.of("4", "1"), List.of(4))).containsExactly(4, 1);
   }
 }
