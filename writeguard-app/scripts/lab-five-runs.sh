@@ -2,9 +2,9 @@
 # Five default `writeguard lab` runs in a row, the first straight after the README's build,
 # then the table docs/lab.md shows ("How steady the figures are"): every guarded strategy's
 # ratio to atomic in each run, its five-run median and farthest run, each run's spread of
-# rounds, and the recommendation's first two choices. Checks the bar docs/lab.md holds the lab to: ratios within
-# +-10% of their five-run median, the same first two choices in every run, and every
-# strategy's rounds within +-15% of their median or marked unsteady by the lab.
+# rounds, and the recommendation's first two choices. Checks the bar docs/lab.md holds the
+# lab to: ratios within +-10% of their five-run median, the same first two choices in every
+# run, and every strategy's rounds within +-15% of their median or marked unsteady by the lab.
 #
 # Usage (from the repository root): writeguard-app/scripts/lab-five-runs.sh [--no-build] [DIR]
 #   --no-build  skip `mvn -B -q -DskipTests package` (the jar is already built)
