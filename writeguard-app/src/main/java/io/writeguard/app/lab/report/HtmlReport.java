@@ -3,6 +3,7 @@ package io.writeguard.app.lab.report;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.writeguard.app.cli.Durations;
+import io.writeguard.app.lab.report.ResultTable.ClosingNote;
 import io.writeguard.app.lab.result.LabReport;
 import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.result.LabReport.SweepPoint;
@@ -135,6 +136,21 @@ public final class HtmlReport {
         .append("\"></canvas></div></figure>\n");
   }
 
+  /** The results of one client count, or of one process count, and the label of its rows. */
+  private record Point(String label, List<StrategyResult> results) {}
+
+  /**
+   * The points the table has rows for: every process count of {@code --processes 1,2,4}
+   * ({@code 16 in 4 processes}), else every client count ({@code 16}).
+   */
+  private static List<Point> rowsByPoint(LabReport report) {
+    return report.byProcesses() == null
+        ? report.points().stream()
+            .map(p -> new Point(String.valueOf(p.clients()), p.results())).toList()
+        : report.byProcesses().stream().map(p -> new Point(p.clients() + " in "
+            + ClosingNote.processes(p.processes()), p.results())).toList();
+  }
+
   private static boolean hasBaseline(LabReport report) {
     return report.points().stream().anyMatch(p -> p.results().stream()
         .anyMatch(r -> r.strategy().equals(BASELINE) && r.throughputOpsS() > 0));
@@ -158,7 +174,7 @@ public final class HtmlReport {
         + (locks ? "<th>lock wait p99 ms</th><th>lock timeouts</th><th>fenced</th>"
             + "<th>lock violations</th>" : "")
         + "</tr></thead>\n<tbody>\n");
-    for (SweepPoint p : report.points()) {
+    for (Point p : rowsByPoint(report)) {
       Optional<StrategyResult> base = p.results().stream()
           .filter(r -> r.strategy().equals(BASELINE) && r.throughputOpsS() > 0).findFirst();
       for (StrategyResult r : p.results()) {
@@ -166,7 +182,7 @@ public final class HtmlReport {
         String lost = r.lostUpdates() == 0 ? "0" : String.format(Locale.ROOT, "%,d (%.1f%%)",
             r.lostUpdates(), 100.0 * r.lostUpdates() / Math.max(1, r.expected()));
         h.append(r.flags().isEmpty() ? "<tr>" : "<tr class=\"flagged\">")
-            .append("<td>").append(p.clients()).append("</td><td>")
+            .append("<td>").append(escapeHtml(p.label())).append("</td><td>")
             .append(escapeHtml(r.strategy()))
             .append(r.flags().isEmpty() ? ""
                 : " <span class=\"flag\">" + escapeHtml(r.flags()) + "</span>")

@@ -8,6 +8,7 @@ import io.writeguard.app.lab.api.BalanceSettings;
 import io.writeguard.app.lab.report.HtmlReport.ChartJs;
 import io.writeguard.app.lab.result.LabReport;
 import io.writeguard.app.lab.result.LabReport.LatencyMs;
+import io.writeguard.app.lab.result.LabReport.ProcessesPoint;
 import io.writeguard.app.lab.result.LabReport.ServerInfo;
 import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.result.LabReport.SweepPoint;
@@ -176,5 +177,19 @@ class HtmlReportTest {
     String steady = HtmlReport.render(report(List.of(new SweepPoint(16, List.of(
         result("atomic", 1500, 0, null), result("sharded-docs", 1800, 0, null))))), Set.of());
     assertThat(steady).doesNotContain("<span class=\"unsteady\">", "~1.20x").contains("1.20x");
+  }
+
+  @Test
+  void severalProcessCountsEachHaveTheirRowsInTheTable() {
+    LabReport one = report(List.of(new SweepPoint(16, List.of(
+        result("atomic", 1500, 0, null), result("sharded-docs", 1800, 0, null)))));
+    LabReport report = one.withProcessCounts(List.of(
+        new ProcessesPoint(1, 16, List.of(result("atomic", 1500, 0, null))),
+        new ProcessesPoint(4, 16, List.of(result("atomic", 700, 0, null)))));
+
+    String page = HtmlReport.render(report, Set.of());
+
+    assertThat(page).contains("<td>16 in 1 process</td><td>atomic", "<td>16 in 4 processes</td>"
+        + "<td>atomic");
   }
 }
