@@ -153,8 +153,9 @@ public final class LabCommand implements Callable<Integer> {
 
   @Option(names = "--warmup", paramLabel = "TIME", defaultValue = DEFAULT_WARMUP,
       description = "Before anything is measured, every strategy runs unmeasured, on other"
-          + " documents, in slices of up to 1s until its speed stops rising (less than 5%%"
-          + " faster than its previous slice), at least three slices and at most TIME each;"
+          + " documents, in slices of up to 1s until its speed stops rising (two slices in a"
+          + " row each less than 5%% faster than the one before), at least three slices and at"
+          + " most TIME each;"
           + " 0s for none (default: ${DEFAULT-VALUE}).")
   String warmup;
 

@@ -182,8 +182,8 @@ class LabCommandTest {
     assertThat(out.toString()).contains("--scenario", "--strategies", "--clients", "--duration",
         "--ops", "--docs", "--seed", "--warmup", "--json", "--mongo-uri");
     // The warm-up's rule as written, its "%" not taken for a format specifier.
-    assertThat(out.toString().replaceAll("\\s+", " ")).contains("less than 5% faster than its"
-        + " previous slice), at least three slices", "--processes=N[,N...]");
+    assertThat(out.toString().replaceAll("\\s+", " ")).contains("each less than 5% faster than"
+        + " the one before), at least three slices", "--processes=N[,N...]");
   }
 
   @Test
