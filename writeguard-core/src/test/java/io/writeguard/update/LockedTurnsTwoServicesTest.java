@@ -9,13 +9,11 @@ import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.MongoLeaseLockService;
 import io.writeguard.lock.StaleLockException;
+import io.writeguard.testing.MarkingWriters;
 import io.writeguard.testing.TestMongo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,30 +43,8 @@ class LockedTurnsTwoServicesTest {
 
   @Test
   void twoServicesOfFourWritersEachKeepEveryAcknowledgedWriteOnce() throws Exception {
-    docs.insertOne(new Document("_id", 1).append("n", 0).append("log", List.of()));
-    LockedUpdater a = LockedUpdater.builder(docs, service("node-a")).build();
-    LockedUpdater b = LockedUpdater.builder(docs, service("node-b")).build();
-    int perWriter = 25;
-    ConcurrentLinkedQueue<String> acknowledged = new ConcurrentLinkedQueue<>();
-    List<CompletableFuture<Void>> writers = new ArrayList<>();
-    for (int w = 0; w < 8; w++) {
-      LockedUpdater updater = w % 2 == 0 ? a : b;
-      String writer = (w % 2 == 0 ? "a" : "b") + w;
-      writers.add(CompletableFuture.runAsync(() -> {
-        for (int i = 0; i < perWriter; i++) {
-          String mark = writer + "-" + i;
-          if (updater.updateOne(1, d -> Mutation.update(new Document("$inc", new Document("n", 1))
-              .append("$push", new Document("log", mark)))).written()) {
-            acknowledged.add(mark);
-          }
-        }
-      }, command -> new Thread(command, "turns-writer").start()));
-    }
-    CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
-    Document doc = docs.find().first();
-    assertThat(acknowledged).hasSize(8 * perWriter);
-    assertThat(doc.getInteger("n")).isEqualTo(acknowledged.size());
-    assertThat(doc.getList("log", String.class)).containsExactlyInAnyOrderElementsOf(acknowledged);
+    MarkingWriters.runAndCheck(docs, List.of(LockedUpdater.builder(docs, service("node-a")).build(),
+        LockedUpdater.builder(docs, service("node-b")).build()), 4, 25);
   }
 
   /**
@@ -85,7 +61,7 @@ class LockedTurnsTwoServicesTest {
     FencedWriter writer = FencedWriter.of(docs);
     LockHandle before = locks.acquire("docs:2", Duration.ofSeconds(5));
     writer.claim(before, 2).orElseThrow();
-    LockHandle paused = pausedView(before);
+    LockHandle paused = LockedTesting.holderWith(before.token()); // as it saw itself: held
     before.closeForSuccessor();
     try (LockHandle next = locks.acquire("docs:2", Duration.ofSeconds(5))) {
       assertThat(next.token()).isEqualTo(before.token() + 1);
@@ -95,33 +71,5 @@ class LockedTurnsTwoServicesTest {
     assertThatThrownBy(() -> writer.updateOne(paused, 2, new Document("$inc", new Document("n", 10))))
         .isInstanceOf(StaleLockException.class);
     assertThat(docs.find().first().getInteger("n")).isEqualTo(1);
-  }
-
-  /** The holder as it saw itself before it paused: held, not lost. */
-  private static LockHandle pausedView(LockHandle held) {
-    return new LockHandle() {
-      @Override
-      public String key() {
-        return held.key();
-      }
-
-      @Override
-      public long token() {
-        return held.token();
-      }
-
-      @Override
-      public boolean isLost() {
-        return false;
-      }
-
-      @Override
-      public boolean isReleased() {
-        return false;
-      }
-
-      @Override
-      public void close() {}
-    };
   }
 }

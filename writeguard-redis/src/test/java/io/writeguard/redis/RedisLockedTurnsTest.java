@@ -1,18 +1,13 @@
 package io.writeguard.redis;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.mongodb.client.MongoCollection;
 import io.lettuce.core.RedisClient;
+import io.writeguard.testing.MarkingWriters;
 import io.writeguard.testing.TestMongo;
 import io.writeguard.update.LockedUpdater;
-import io.writeguard.update.Mutation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,29 +38,7 @@ class RedisLockedTurnsTest {
   @Test
   void twoServicesOfFourWritersEachKeepEveryAcknowledgedWriteOnce() throws Exception {
     MongoCollection<Document> docs = TestMongo.freshDatabase("RedisLockedTurns").getCollection("docs");
-    docs.insertOne(new Document("_id", 1).append("n", 0).append("log", List.of()));
-    LockedUpdater a = LockedUpdater.builder(docs, service("node-a")).build();
-    LockedUpdater b = LockedUpdater.builder(docs, service("node-b")).build();
-    int perWriter = 25;
-    ConcurrentLinkedQueue<String> acknowledged = new ConcurrentLinkedQueue<>();
-    List<CompletableFuture<Void>> writers = new ArrayList<>();
-    for (int w = 0; w < 8; w++) {
-      LockedUpdater updater = w % 2 == 0 ? a : b;
-      String writer = (w % 2 == 0 ? "a" : "b") + w;
-      writers.add(CompletableFuture.runAsync(() -> {
-        for (int i = 0; i < perWriter; i++) {
-          String mark = writer + "-" + i;
-          if (updater.updateOne(1, d -> Mutation.update(new Document("$inc", new Document("n", 1))
-              .append("$push", new Document("log", mark)))).written()) {
-            acknowledged.add(mark);
-          }
-        }
-      }, command -> new Thread(command, "redis-turns-writer").start()));
-    }
-    CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
-    Document doc = docs.find().first();
-    assertThat(acknowledged).hasSize(8 * perWriter);
-    assertThat(doc.getInteger("n")).isEqualTo(acknowledged.size());
-    assertThat(doc.getList("log", String.class)).containsExactlyInAnyOrderElementsOf(acknowledged);
+    MarkingWriters.runAndCheck(docs, List.of(LockedUpdater.builder(docs, service("node-a")).build(),
+        LockedUpdater.builder(docs, service("node-b")).build()), 4, 25);
   }
 }
