@@ -8,6 +8,7 @@ import io.writeguard.Ticker;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.testing.FakeTime;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,11 +19,12 @@ import org.junit.jupiter.api.Test;
  */
 class LeaseTurnReviewTest {
   private final FakeTime time = new FakeTime();
-  /** Runs once, on the next read of the ticker by the thread that armed it. */
+  /** Runs once, on the next read (after {@code readsToSkip}) of the ticker by the thread that armed it. */
   private final AtomicReference<Runnable> onNextRead = new AtomicReference<>();
   private final AtomicReference<Thread> armedBy = new AtomicReference<>();
+  private final AtomicInteger readsToSkip = new AtomicInteger();
   private final Ticker ticker = () -> {
-    if (Thread.currentThread() == armedBy.get()) {
+    if (Thread.currentThread() == armedBy.get() && readsToSkip.getAndDecrement() <= 0) {
       Runnable hook = onNextRead.getAndSet(null);
       if (hook != null) {
         armedBy.set(null);
@@ -58,6 +60,25 @@ class LeaseTurnReviewTest {
     LockHandle held = engine.acquire("k", Duration.ofSeconds(5));
     engine.close();
     held.closeForSuccessor();
+    assertThat(store.holder("k")).as("released in the store").isNull();
+    assertThat(engine.leaseCount()).isZero();
+  }
+
+  /**
+   * The service is closed while a hold is being parked for a successor: after the holder
+   * decided to keep the lease (its third ticker read stamps the parking), before it gave its
+   * local turn up, so close() finds the turn held and leaves the lease; the holder must then
+   * release it itself, as nothing else will.
+   */
+  @Test
+  void aServiceClosedWhileAHoldParksItsLeaseLeavesNothingParked() {
+    engine = engine();
+    LockHandle held = engine.acquire("k", Duration.ofSeconds(5));
+    readsToSkip.set(2); // the slice check, the lease left, then the parking's stamp
+    onNextRead.set(engine::close);
+    armedBy.set(Thread.currentThread());
+    held.closeForSuccessor();
+    assertThat(onNextRead.get()).as("closed inside the parking").isNull();
     assertThat(store.holder("k")).as("released in the store").isNull();
     assertThat(engine.leaseCount()).isZero();
   }
