@@ -39,7 +39,9 @@ import org.bson.conversions.Bson;
  * </ol>
  *
  * <p>Between attempts: stop if the attempts or the deadline are used up, otherwise sleep a
- * full-jitter backoff. Errors are sorted by {@link MongoErrors}. Immutable and thread-safe:
+ * backoff: the {@link RetryPacing}'s after a conflict (the policy's full jitter unless the
+ * updater paces by contention, which also leaves rounds lost to another writer's write
+ * uncharged), the policy's full jitter after a transient error. Errors are sorted by {@link MongoErrors}. Immutable and thread-safe:
  * all per-call state lives in a {@link Call}.
  */
 final class UpdateLoop {

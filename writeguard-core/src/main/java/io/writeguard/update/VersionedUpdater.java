@@ -56,7 +56,9 @@ import org.bson.codecs.configuration.CodecRegistry;
  * ones produced, one write filtered on the version read. Each caller still gets its own outcome
  * or exception, as if the updates had run one after another. A caller alone runs exactly the
  * loop above. See docs/optimistic-updates.md, "Group commit", for the rules; {@code onBatch}
- * reports each batch's size.
+ * reports each batch's size. With group commit a lost conflict is paced by contention
+ * ({@link Builder#contentionPacing}): a backoff scaled to the round, and a round lost to
+ * another writer's write is bounded by the deadline rather than counted as an attempt.
  *
  * <p>Thread-safe: one instance serves any number of threads.
  */
