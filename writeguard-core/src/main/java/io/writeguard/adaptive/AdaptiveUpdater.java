@@ -8,6 +8,7 @@ import io.writeguard.update.Mutator;
 import io.writeguard.update.RetriesExhaustedException;
 import io.writeguard.update.TypedUpdater;
 import io.writeguard.update.UpdateOutcome;
+import io.writeguard.update.Updater;
 import io.writeguard.update.UpdaterBuilder;
 import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
@@ -41,7 +42,7 @@ import java.util.function.UnaryOperator;
  * the lock wait plus the retry deadline; a leader interrupted while waiting for the lock sets
  * the interrupt aside until its batch is done and fails nobody. Thread-safe.
  */
-public final class AdaptiveUpdater {
+public final class AdaptiveUpdater implements Updater {
   private final VersionedUpdater updater;
   private final LockedUpdater locked;
   private final ContentionRouter router;
@@ -90,6 +91,7 @@ public final class AdaptiveUpdater {
    * @throws io.writeguard.update.UpdateFailedException as {@link VersionedUpdater#update}
    * @throws io.writeguard.lock.LockTimeoutException if a hot key's lock was not had in time
    */
+  @Override
   public UpdateOutcome update(Object id, Mutator mutator) {
     return run(id, mutator, true);
   }
@@ -98,6 +100,7 @@ public final class AdaptiveUpdater {
    * Like {@link #update} with {@link VersionedUpdater#updateOne}: one less document on the wire,
    * no document in the outcome.
    */
+  @Override
   public UpdateOutcome updateOne(Object id, Mutator mutator) {
     return run(id, mutator, false);
   }

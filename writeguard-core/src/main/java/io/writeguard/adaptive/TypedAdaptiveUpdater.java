@@ -1,7 +1,7 @@
 package io.writeguard.adaptive;
 
 import io.writeguard.typed.TypedDocuments;
-import io.writeguard.update.Mutator;
+import io.writeguard.update.TypedDocumentUpdater;
 import io.writeguard.update.TypedMutator;
 import io.writeguard.update.TypedOutcome;
 import java.util.Objects;
@@ -15,32 +15,26 @@ import java.util.Objects;
  *
  * @param <T> the collection's document class
  */
-public final class TypedAdaptiveUpdater<T> {
+public final class TypedAdaptiveUpdater<T> implements TypedDocumentUpdater<T> {
   private final AdaptiveUpdater updater;
-  private final TypedDocuments<T> documents;
-  private final String versionField;
+  private final TypedDocumentUpdater<T> typed;
 
   TypedAdaptiveUpdater(AdaptiveUpdater updater, TypedDocuments<T> documents,
       String versionField) {
     this.updater = Objects.requireNonNull(updater, "updater");
-    this.documents = Objects.requireNonNull(documents, "documents");
-    this.versionField = Objects.requireNonNull(versionField, "versionField");
+    this.typed = TypedDocumentUpdater.over(updater, documents, versionField);
   }
 
   /** As {@link AdaptiveUpdater#update}; the outcome carries the document as written. */
+  @Override
   public TypedOutcome<T> update(Object id, TypedMutator<T> mutator) {
-    return new TypedOutcome<>(
-        updater.update(id, untyped(mutator)), documents);
+    return typed.update(id, mutator);
   }
 
   /** As {@link AdaptiveUpdater#updateOne}: no document in the outcome. */
+  @Override
   public TypedOutcome<T> updateOne(Object id, TypedMutator<T> mutator) {
-    return new TypedOutcome<>(
-        updater.updateOne(id, untyped(mutator)), documents);
-  }
-
-  private Mutator untyped(TypedMutator<T> mutator) {
-    return Objects.requireNonNull(mutator, "mutator").untyped(documents, versionField);
+    return typed.updateOne(id, mutator);
   }
 
   /** The route {@code id}'s next update would take. */

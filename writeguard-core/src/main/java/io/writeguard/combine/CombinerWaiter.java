@@ -45,14 +45,17 @@ final class CombinerWaiter<T, R> {
     return true;
   }
 
-  /** The answer: the result, or the error thrown. */
+  /** The answer: the result, or the error thrown (as it was thrown, a checked one too). */
   R answer() {
-    if (error instanceof RuntimeException e) {
-      throw e;
-    }
-    if (error instanceof Error e) {
-      throw e;
+    if (error != null) {
+      throw CombinerWaiter.<RuntimeException>unchanged(error);
     }
     return result;
+  }
+
+  /** Throws {@code error} as it is: a checked one a request's own work threw undeclared too. */
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> E unchanged(Throwable error) throws E {
+    throw (E) error;
   }
 }

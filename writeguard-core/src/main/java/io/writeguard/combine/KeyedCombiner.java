@@ -258,7 +258,7 @@ public final class KeyedCombiner<T, R> {
     Throwable thrown = null;
     try {
       step.run(key, batch);
-    } catch (RuntimeException | Error e) {
+    } catch (Throwable e) { // checked too (Kotlin, @SneakyThrows): every request is answered
       thrown = e;
     }
     batch.requeueHandedBack();
@@ -350,6 +350,20 @@ public final class KeyedCombiner<T, R> {
      * @throws IllegalStateException if it was already answered
      */
     public void fail(int i, Error error) {
+      Objects.requireNonNull(error, "error");
+      if (!waiters.get(i).answer(null, error)) {
+        throw answeredTwice(i);
+      }
+    }
+
+    /**
+     * Answers request {@code i} with {@code error}, whatever its type; its caller throws it as
+     * it is: a checked exception that a request's own work threw undeclared (Kotlin, Lombok's
+     * {@code @SneakyThrows}) belongs to that caller alone, as an {@code Error} does.
+     *
+     * @throws IllegalStateException if it was already answered
+     */
+    public void failWith(int i, Throwable error) {
       Objects.requireNonNull(error, "error");
       if (!waiters.get(i).answer(null, error)) {
         throw answeredTwice(i);

@@ -135,9 +135,12 @@ final class LockedDrainCombiner implements Combiner {
           }
         }
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // the recorder's undeclared checked exception too: given back
       giveBack(counterId, takes, e, recorder);
-      throw new DecrementFailedException(counterId, amount, e);
+      if (e instanceof RuntimeException) {
+        throw new DecrementFailedException(counterId, amount, e);
+      }
+      throw e; // an Error or the recorder's checked exception, as it was thrown
     }
     if (remaining > 0) {
       giveBack(counterId, takes, null, recorder);
@@ -153,10 +156,10 @@ final class LockedDrainCombiner implements Combiner {
    * drained amount; each call is sent with the flag set aside and restored after it
    * ({@link Uninterrupted}; each call is still bounded by the client's timeouts).
    */
-  private void giveBack(String counterId, List<Take> takes, RuntimeException original,
+  private void giveBack(String counterId, List<Take> takes, Throwable original,
       ChangeRecorder recorder) {
     Map<Integer, Long> stranded = new LinkedHashMap<>();
-    RuntimeException last = original;
+    Throwable last = original;
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
@@ -166,7 +169,7 @@ final class LockedDrainCombiner implements Combiner {
           // Applied, yet its record is gone (the shard document was deleted or replaced).
           stranded.merge(take.shard(), take.amount(), Long::sum);
         }
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // the recorder's undeclared checked exception too
         if (Uninterrupted.call(() -> recordedDespite(counterId, take.shard(), backId))) {
           continue; // the reply was lost, the give-back was not
         }

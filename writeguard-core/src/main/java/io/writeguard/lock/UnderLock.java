@@ -30,7 +30,7 @@ public final class UnderLock {
     T result;
     try {
       result = work.get();
-    } catch (RuntimeException | Error e) {
+    } catch (Throwable e) { // a checked exception thrown undeclared too: released, rethrown as is
       RuntimeException releaseFailure = release(lock);
       if (releaseFailure != null) {
         e.addSuppressed(releaseFailure);

@@ -201,7 +201,10 @@ public final class ConflictMonitor implements WriteGuardListener {
   private static void notifyStorm(Runnable call) {
     try {
       call.run();
-    } catch (RuntimeException e) {
+    } catch (Exception | Error e) { // an undeclared checked exception too; a VM error goes on
+      if (e instanceof VirtualMachineError vm) {
+        throw vm;
+      }
       log.warn("storm listener threw; ignored", e);
     }
   }

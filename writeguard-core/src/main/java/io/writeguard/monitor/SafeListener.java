@@ -38,7 +38,7 @@ final class SafeListener implements WriteGuardListener {
         call.accept(target);
       } catch (VirtualMachineError e) {
         throw e;
-      } catch (RuntimeException | Error e) {
+      } catch (Throwable e) { // a checked exception thrown undeclared too: never the caller's
         log.warn("listener {} threw on {}; ignored", target.getClass().getName(), event, e);
       }
     }

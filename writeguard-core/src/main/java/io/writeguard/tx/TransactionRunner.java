@@ -134,7 +134,7 @@ public final class TransactionRunner {
         T result;
         try {
           result = work.execute(session.clientSession());
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // an undeclared checked exception too: aborted, rethrown as is
           abortQuietly(session);
           if (e instanceof MongoException me && me.hasErrorLabel(TRANSIENT_TRANSACTION_ERROR)) {
             backoffOrGiveUp(TRANSIENT_TRANSACTION_ERROR, attempt, start, me);

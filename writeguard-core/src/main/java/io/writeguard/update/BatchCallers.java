@@ -90,7 +90,7 @@ final class BatchCallers {
     boolean alone; // its change must be written by itself (a combined write was refused)
     // this round's decision
     boolean writer;
-    Throwable thrown; // what its mutator threw (a RuntimeException or an Error)
+    Throwable thrown; // what its mutator threw (anything, a checked exception too)
     BsonDocument state; // the document as this caller left it (with its version)
     long version;
 

@@ -114,7 +114,7 @@ final class BatchUpdate {
 
     void succeed(int i, UpdateOutcome outcome);
 
-    /** Answers with {@code error}, a {@link RuntimeException} or an {@link Error}. */
+    /** Answers with {@code error}: what was thrown for it, checked or not. */
     void fail(int i, Throwable error);
 
     /** The attempts made for request {@code i} by earlier batches that handed it back. */
@@ -129,11 +129,7 @@ final class BatchUpdate {
 
   /** Fails request {@code i} of {@code batch} with {@code error}, which its caller throws. */
   static void fail(KeyedCombiner.Batch<?, ?> batch, int i, Throwable error) {
-    if (error instanceof Error e) {
-      batch.fail(i, e);
-    } else {
-      batch.fail(i, (RuntimeException) error);
-    }
+    batch.failWith(i, error);
   }
 
   /**
@@ -400,7 +396,7 @@ final class BatchUpdate {
     try {
       outcome = loop.run(id, requests.mutator(0), requests.returnAfter(0),
           requests.submittedNanos(0), requests.attemptsMade(0));
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // a mutator's undeclared checked exception too is its caller's
       requests.fail(0, e);
       return;
     }

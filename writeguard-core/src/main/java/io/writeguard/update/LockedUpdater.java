@@ -23,6 +23,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.Document;
 
@@ -74,7 +75,7 @@ import org.bson.Document;
  *
  * <p>Thread-safe: one instance serves any number of threads.
  */
-public final class LockedUpdater {
+public final class LockedUpdater implements Updater {
   /** How often one update takes the lock again after the fence refused it. */
   public static final int MAX_FENCED_REJECTIONS = 3;
 
@@ -142,6 +143,30 @@ public final class LockedUpdater {
   }
 
   /**
+   * A typed locked updater with default settings over {@code updater}'s collection: the typed
+   * twin of {@link #builder(VersionedUpdater, LockService)}, as
+   * {@link io.writeguard.adaptive.AdaptiveUpdater#typed} is for the adaptive updater.
+   */
+  public static <T> TypedDocumentUpdater<T> typed(TypedUpdater<T> updater, LockService locks) {
+    return typed(updater, locks, b -> b);
+  }
+
+  /**
+   * A typed locked updater over {@code updater}'s collection, with settings applied to the
+   * builder of the Document-based one it runs: e.g. {@code typed(u, locks, b ->
+   * b.lockWait(Duration.ofSeconds(2)))}.
+   */
+  public static <T> TypedDocumentUpdater<T> typed(TypedUpdater<T> updater, LockService locks,
+      UnaryOperator<Builder> settings) {
+    Objects.requireNonNull(updater, "updater");
+    Objects.requireNonNull(settings, "settings");
+    Builder builder = Objects.requireNonNull(
+        settings.apply(builder(updater.untyped(), locks)), "settings returned null");
+    return TypedDocumentUpdater.over(builder.build(), updater.documents(),
+        updater.versionPolicy().field());
+  }
+
+  /**
    * Updates document {@code id} under its lock and returns the document as written.
    *
    * @throws LockTimeoutException if the lock was not had in time (nothing written)
@@ -149,11 +174,13 @@ public final class LockedUpdater {
    *     times (nothing written)
    * @throws UpdateFailedException (and subclasses) as {@link VersionedUpdater#update}
    */
+  @Override
   public UpdateOutcome update(Object id, Mutator mutator) {
     return run(id, mutator, true);
   }
 
   /** Like {@link #update} with {@code updateOne} / {@code replaceOne}: no document returned. */
+  @Override
   public UpdateOutcome updateOne(Object id, Mutator mutator) {
     return run(id, mutator, false);
   }

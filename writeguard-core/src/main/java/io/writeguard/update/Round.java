@@ -129,7 +129,7 @@ final class Round {
           batch.loop.checkReplacement(r.replacement(), working.get("_id"),
               writers == 0 ? expected : OptionalLong.of(base + writers));
         }
-      } catch (RuntimeException | Error e) { // an Error too fails only its own caller
+      } catch (Throwable e) { // an Error or a checked exception too fails only its own caller
         mutation = null;
         thrown = e;
       }

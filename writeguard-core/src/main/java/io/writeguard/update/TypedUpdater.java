@@ -23,26 +23,30 @@ import org.bson.Document;
  *
  * @param <T> the collection's document class
  */
-public final class TypedUpdater<T> {
+public final class TypedUpdater<T> implements TypedDocumentUpdater<T> {
   private final VersionedUpdater updater;
   private final TypedDocuments<T> documents;
+  private final TypedDocumentUpdater<T> typed;
 
   TypedUpdater(VersionedUpdater updater, TypedDocuments<T> documents) {
     this.updater = Objects.requireNonNull(updater, "updater");
     this.documents = Objects.requireNonNull(documents, "documents");
+    this.typed = TypedDocumentUpdater.over(updater, documents, updater.versionPolicy().field());
   }
 
   /**
    * Updates document {@code id} as {@link VersionedUpdater#update}; the outcome carries the
    * document as written.
    */
+  @Override
   public TypedOutcome<T> update(Object id, TypedMutator<T> mutator) {
-    return new TypedOutcome<>(updater.update(id, mutator(mutator)), documents);
+    return typed.update(id, mutator);
   }
 
   /** As {@link VersionedUpdater#updateOne}: no document in the outcome. */
+  @Override
   public TypedOutcome<T> updateOne(Object id, TypedMutator<T> mutator) {
-    return new TypedOutcome<>(updater.updateOne(id, mutator(mutator)), documents);
+    return typed.updateOne(id, mutator);
   }
 
   /**
@@ -56,11 +60,6 @@ public final class TypedUpdater<T> {
     Document stored = VersionedInsert.insertOne(documents.documentView(), versionPolicy(),
         documents.encode(value, versionPolicy().field()));
     return documents.decode(stored);
-  }
-
-  private Mutator mutator(TypedMutator<T> mutator) {
-    Objects.requireNonNull(mutator, "mutator");
-    return mutator.untyped(documents, versionPolicy().field());
   }
 
   /** The Document-based updater this one runs (same collection, same settings). */

@@ -173,7 +173,7 @@ final class UpdateLoop {
     } catch (RetriesExhaustedException e) {
       listener.onExhausted(scope, id, e.attempts(), e.elapsed());
       throw e;
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // a mutator's undeclared checked exception too: rethrown unchanged
       listener.onFailure(scope, id, e);
       throw e;
     }

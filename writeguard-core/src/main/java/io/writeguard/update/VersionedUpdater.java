@@ -62,7 +62,7 @@ import org.bson.codecs.configuration.CodecRegistry;
  *
  * <p>Thread-safe: one instance serves any number of threads.
  */
-public final class VersionedUpdater {
+public final class VersionedUpdater implements Updater {
   private final UpdaterSettings settings;
   private final UpdateLoop loop;
   private final BatchUpdate batches;
@@ -162,6 +162,7 @@ public final class VersionedUpdater {
    *
    * @throws UpdateFailedException (and subclasses) when nothing could be written, see above
    */
+  @Override
   public UpdateOutcome update(Object id, Mutator mutator) {
     return run(id, mutator, true);
   }
@@ -170,6 +171,7 @@ public final class VersionedUpdater {
    * Like {@link #update} with {@code updateOne} / {@code replaceOne}: one less document on the
    * wire, no document in the outcome. {@code matchedCount == 0} is the conflict signal.
    */
+  @Override
   public UpdateOutcome updateOne(Object id, Mutator mutator) {
     return run(id, mutator, false);
   }

@@ -44,6 +44,8 @@ public final class BlockingExecutor implements AutoCloseable {
   private final ThreadPoolExecutor pool;
   private final ThreadPoolExecutor finishing;
   private final AtomicInteger admitted = new AtomicInteger(); // running + queued, bounded
+  /** The executor whose call the current thread runs, if any (see {@link #submit}). */
+  private static final ThreadLocal<BlockingExecutor> RUNNING_ON = new ThreadLocal<>();
 
   /**
    * Starts {@code threads} daemon threads named {@code name-1}, {@code name-2}...
@@ -97,7 +99,13 @@ public final class BlockingExecutor implements AutoCloseable {
 
   /**
    * Runs {@code work} on one of the threads, then {@code done} with its result or its
-   * exception (on that thread), unless the call was cancelled first.
+   * exception (on that thread, whatever it threw, a checked exception too), unless the call
+   * was cancelled first.
+   *
+   * <p>A call submitted from inside a call of this executor (work that blocks on another
+   * facade call) runs at once on the calling thread, as the blocking code would run it: queued,
+   * it could wait for the very thread that waits for it, and with every thread in such work the
+   * pool would deadlock. It takes no place in the queue and is never refused.
    *
    * @param ifCancelled receives a non-null result produced after a cancel (to release it)
    * @throws ReactiveQueueFullException if every thread is busy and the queue is full
@@ -108,6 +116,11 @@ public final class BlockingExecutor implements AutoCloseable {
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(done, "done");
     Objects.requireNonNull(ifCancelled, "ifCancelled");
+    if (RUNNING_ON.get() == this) {
+      Task<T> nested = new Task<>(work, done, ifCancelled);
+      nested.runInline();
+      return nested;
+    }
     if (admitted.incrementAndGet() > threads + queueCapacity) {
       admitted.decrementAndGet();
       throw new ReactiveQueueFullException(name, threads, queueCapacity);
@@ -234,22 +247,49 @@ public final class BlockingExecutor implements AutoCloseable {
       T result = null;
       Throwable error = null;
       try {
-        result = work.get();
-      } catch (RuntimeException | Error e) {
-        error = e;
+        runStarted();
       } finally {
         admitted.decrementAndGet();
+      }
+    }
+
+    /**
+     * Submitted from inside a call's work on this executor: runs now, on the calling thread.
+     * Queued, it could wait for the very thread that waits for it.
+     */
+    void runInline() {
+      state.set(RUNNING);
+      runStarted();
+    }
+
+    private void runStarted() {
+      BlockingExecutor outer = RUNNING_ON.get();
+      RUNNING_ON.set(BlockingExecutor.this);
+      try {
+        finish();
+      } finally {
+        RUNNING_ON.set(outer);
+      }
+    }
+
+    private void finish() {
+      T result = null;
+      Throwable error = null;
+      try {
+        result = work.get();
+      } catch (Throwable e) { // an undeclared checked exception too ends the call with it
+        error = e;
       }
       if (state.compareAndSet(RUNNING, DONE)) {
         try {
           done.accept(result, error);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
           log.warn("{}: delivering a result failed: {}", name, e.toString());
         }
       } else if (result != null) {
         try {
           ifCancelled.accept(result);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
           log.warn("{}: releasing a cancelled call's result failed: {}", name, e.toString());
         }
       }

@@ -101,17 +101,15 @@ final class LockedRun<T> {
   }
 
   private void startWork(LockHandle handle) {
-    Mono<? extends T> mono;
     try {
-      mono = work.apply(handle);
+      Mono<? extends T> mono = work.apply(handle);
       if (mono == null) {
         throw new NullPointerException("the locked work returned null instead of a Mono");
       }
-    } catch (RuntimeException e) {
+      mono.subscribe(new WorkSubscriber(handle));
+    } catch (Throwable e) { // an Error or an undeclared checked exception too: release, answer
       end(handle, null, e);
-      return;
     }
-    mono.subscribe(new WorkSubscriber(handle));
   }
 
   /** Releases the lock, then passes the outcome on (dropped if the subscriber left). */

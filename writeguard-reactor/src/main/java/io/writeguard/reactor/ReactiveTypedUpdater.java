@@ -7,29 +7,30 @@ import java.util.Objects;
 import reactor.core.publisher.Mono;
 
 /**
- * {@link TypedUpdater} for Reactor, as {@link ReactiveVersionedUpdater} is for the
- * Document-based one: the blocking typed updater runs on the {@link ReactiveWriteGuard}'s
- * executor when the Mono is subscribed. Made by {@link ReactiveWriteGuard#typed}. Thread-safe.
+ * {@link TypedUpdater} for Reactor: {@link ReactiveTypedDocumentUpdater} (which it runs) plus
+ * {@link #insert}. Made by {@link ReactiveWriteGuard#typed(TypedUpdater)}. Thread-safe.
  *
  * @param <T> the collection's document class
  */
 public final class ReactiveTypedUpdater<T> {
   private final TypedUpdater<T> updater;
   private final ReactiveWriteGuard guard;
+  private final ReactiveTypedDocumentUpdater<T> reactive;
 
   ReactiveTypedUpdater(TypedUpdater<T> updater, ReactiveWriteGuard guard) {
     this.updater = Objects.requireNonNull(updater, "updater");
     this.guard = guard;
+    this.reactive = new ReactiveTypedDocumentUpdater<>(updater, guard);
   }
 
   /** {@link TypedUpdater#update}, as a Mono. */
   public Mono<TypedOutcome<T>> update(Object id, TypedMutator<T> mutator) {
-    return guard.call(() -> updater.update(id, mutator));
+    return reactive.update(id, mutator);
   }
 
   /** {@link TypedUpdater#updateOne}, as a Mono. */
   public Mono<TypedOutcome<T>> updateOne(Object id, TypedMutator<T> mutator) {
-    return guard.call(() -> updater.updateOne(id, mutator));
+    return reactive.updateOne(id, mutator);
   }
 
   /** {@link TypedUpdater#insert}, as a Mono of the value as stored. */

@@ -3,12 +3,12 @@ package io.writeguard.reactor;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.update.LockedUpdater;
+import io.writeguard.update.TypedDocumentUpdater;
 import io.writeguard.update.TypedUpdater;
+import io.writeguard.update.Updater;
 import io.writeguard.update.VersionedUpdater;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -39,6 +39,9 @@ import reactor.core.scheduler.Schedulers;
  *   <li><b>Where results arrive.</b> On the {@code deliverOn} scheduler (Reactor's
  *       {@code parallel()} by default), so the subscriber's code never occupies a writer
  *       thread.
+ *   <li><b>Nested.</b> A facade call subscribed from inside a call's work (work that blocks
+ *       on it) runs inline on that thread: queued, it would wait for the thread that waits
+ *       for it ({@link BlockingExecutor#submit}).
  *   <li><b>Locks.</b> {@link #withLock} waits for locks on threads of their own
  *       ({@code lockWaiters}), and a cancel once the lock is had never lets the next holder in
  *       before the work ends.
@@ -85,48 +88,15 @@ public final class ReactiveWriteGuard implements AutoCloseable {
   }
 
   /**
-   * As {@link #call(Supplier)}; a result produced after the subscriber cancelled, or dropped by
-   * Reactor after a cancel, goes to {@code ifCancelled} (a lock handle to release), at most once.
+   * As {@link #call(Supplier)}; a result produced after the subscriber cancelled (while the
+   * work ran, on its way to {@code deliverOn}, or waiting for the subscriber's request) goes to
+   * {@code ifCancelled} (a lock handle to release): each result is passed to the subscriber's
+   * {@code onNext} or to {@code ifCancelled}, exactly once.
    */
   public <T> Mono<T> call(Supplier<? extends T> work, Consumer<? super T> ifCancelled) {
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(ifCancelled, "ifCancelled");
-    Mono<T> started = Mono.create(sink -> {
-      // The cancel hook is in place before the call is submitted, so a cancel that lands
-      // between the two still withdraws it.
-      AtomicReference<BlockingExecutor.Call> submitted = new AtomicReference<>();
-      AtomicBoolean cancelled = new AtomicBoolean();
-      sink.onCancel(() -> {
-        cancelled.set(true);
-        BlockingExecutor.Call call = submitted.get();
-        if (call != null) {
-          call.cancel();
-        }
-      });
-      if (cancelled.get()) {
-        return;
-      }
-      BlockingExecutor.Call call;
-      try {
-        call = executor.submit(work, (T result, Throwable error) -> {
-          if (error != null) {
-            sink.error(error);
-          } else if (result == null) {
-            sink.success();
-          } else {
-            sink.success(result);
-          }
-        }, ifCancelled);
-      } catch (ReactiveQueueFullException | IllegalStateException e) {
-        sink.error(e);
-        return;
-      }
-      submitted.set(call);
-      if (cancelled.get()) {
-        call.cancel();
-      }
-    });
-    return started.publishOn(deliverOn).onErrorMap(errors::apply);
+    return new CallMono<T>(executor, deliverOn, work, ifCancelled).onErrorMap(errors::apply);
   }
 
   /**
@@ -159,19 +129,41 @@ public final class ReactiveWriteGuard implements AutoCloseable {
     return run.publishOn(deliverOn);
   }
 
-  /** Reactive calls of {@code updater}. */
+  /**
+   * Reactive calls of {@code updater}, whichever strategy it is: versioned, locked, adaptive.
+   */
+  public ReactiveUpdater updater(Updater updater) {
+    return new ReactiveUpdater(updater, this);
+  }
+
+  /** Reactive calls of {@code updater}, whichever strategy it is. */
+  public <T> ReactiveTypedDocumentUpdater<T> typed(TypedDocumentUpdater<T> updater) {
+    return new ReactiveTypedDocumentUpdater<>(updater, this);
+  }
+
+  /** Reactive calls of {@code updater}, with {@link ReactiveTypedUpdater#insert}. */
+  public <T> ReactiveTypedUpdater<T> typed(TypedUpdater<T> updater) {
+    return new ReactiveTypedUpdater<>(updater, this);
+  }
+
+  /**
+   * Reactive calls of {@code updater}.
+   *
+   * @deprecated use {@link #updater(Updater)}
+   */
+  @Deprecated
   public ReactiveVersionedUpdater versioned(VersionedUpdater updater) {
     return new ReactiveVersionedUpdater(updater, this);
   }
 
-  /** Reactive calls of {@code updater}. */
+  /**
+   * Reactive calls of {@code updater}.
+   *
+   * @deprecated use {@link #updater(Updater)}
+   */
+  @Deprecated
   public ReactiveLockedUpdater locked(LockedUpdater updater) {
     return new ReactiveLockedUpdater(updater, this);
-  }
-
-  /** Reactive calls of {@code updater}. */
-  public <T> ReactiveTypedUpdater<T> typed(TypedUpdater<T> updater) {
-    return new ReactiveTypedUpdater<>(updater, this);
   }
 
   /** The executor the blocking calls run on. */

@@ -31,17 +31,26 @@ final class AsyncLeaseLocking {
     this.guards = beanFactory.getBeanProvider(ReactiveWriteGuard.class);
   }
 
-  /** The Mono or the future the caller gets instead of the method's own. */
+  /**
+   * The Mono or the future the caller gets instead of the method's own.
+   *
+   * @param callDeadline {@code writeguard.lock.call-deadline}, or null: it bounds the lock
+   *     wait from the call (from each subscription for a Mono), as for a blocking method
+   */
   Object invoke(MethodInvocation invocation, boolean mono, LockService service, String key,
-      Duration wait, int[] handleParameters, WriteGuardExceptionTranslator translator) {
+      Duration wait, Duration callDeadline, int[] handleParameters,
+      WriteGuardExceptionTranslator translator) {
     ReactiveWriteGuard guard = guards.getObject();
     // A Mono method only assembles its Mono; a future method's body does its work before it
     // returns (a blocking call, an inner @Transactional, a join()), as it would on the
     // caller's thread without the lock: never on the non-blocking thread the handle arrives on.
-    Mono<Object> locked = guard.withLock(service, key, wait,
+    // The handle is bound with the service itself (CurrentLock compares services).
+    Mono<Object> locked = Mono.defer(() -> guard.withLock(
+            callDeadline == null ? service : new DeadlineBoundLocks(service, callDeadline),
+            key, wait,
             handle -> mono ? call(invocation, handle, service, handleParameters, true)
                 : Mono.defer(() -> call(invocation, handle, service, handleParameters, false))
-                    .subscribeOn(Schedulers.boundedElastic()))
+                    .subscribeOn(Schedulers.boundedElastic())))
         .onErrorMap(RuntimeException.class, translator::translate);
     if (mono) {
       return locked;

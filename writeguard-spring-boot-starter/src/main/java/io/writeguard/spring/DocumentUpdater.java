@@ -2,6 +2,7 @@ package io.writeguard.spring;
 
 import io.writeguard.update.Mutator;
 import io.writeguard.update.UpdateOutcome;
+import io.writeguard.update.Updater;
 import io.writeguard.update.VersionedUpdater;
 import java.util.Objects;
 
@@ -13,13 +14,13 @@ import java.util.Objects;
  *
  * <p>Thread-safe: one instance serves any number of threads.
  */
-public final class DocumentUpdater {
+public final class DocumentUpdater implements Updater {
   private final VersionedUpdater updater;
-  private final WriteGuardExceptionTranslator translator;
+  private final TranslatingUpdater translated;
 
   DocumentUpdater(VersionedUpdater updater, WriteGuardExceptionTranslator translator) {
     this.updater = Objects.requireNonNull(updater, "updater");
-    this.translator = Objects.requireNonNull(translator, "translator");
+    this.translated = new TranslatingUpdater(updater, translator);
   }
 
   /**
@@ -29,13 +30,15 @@ public final class DocumentUpdater {
    * @throws org.springframework.dao.DataAccessException translated as listed in
    *     {@link WriteGuardExceptionTranslator}
    */
+  @Override
   public UpdateOutcome update(Object id, Mutator mutator) {
-    return translator.translating(() -> updater.update(id, mutator));
+    return translated.update(id, mutator);
   }
 
   /** {@link VersionedUpdater#updateOne}, translated like {@link #update}. */
+  @Override
   public UpdateOutcome updateOne(Object id, Mutator mutator) {
-    return translator.translating(() -> updater.updateOne(id, mutator));
+    return translated.updateOne(id, mutator);
   }
 
   /** The WriteGuard updater underneath, whose exceptions are not translated. */

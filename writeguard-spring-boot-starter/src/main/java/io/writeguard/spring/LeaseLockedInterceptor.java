@@ -107,7 +107,8 @@ final class LeaseLockedInterceptor implements MethodInterceptor {
     WriteGuardExceptionTranslator translator = translators.getObject();
     if (plan.async() != Async.NONE) {
       return asyncLocking().invoke(invocation, plan.async() == Async.MONO, service, key,
-          plan.waitTimeout(), plan.handleParameters(), translator);
+          plan.waitTimeout(), properties.getObject().getLock().getCallDeadline(),
+          plan.handleParameters(), translator);
     }
     LockHandle handle = translator.translating(() -> service.acquire(key, plan.waitTimeout()));
     try {

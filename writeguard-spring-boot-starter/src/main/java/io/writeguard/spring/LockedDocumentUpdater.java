@@ -3,6 +3,7 @@ package io.writeguard.spring;
 import io.writeguard.update.LockedUpdater;
 import io.writeguard.update.Mutator;
 import io.writeguard.update.UpdateOutcome;
+import io.writeguard.update.Updater;
 import java.util.Objects;
 
 /**
@@ -14,13 +15,13 @@ import java.util.Objects;
  *
  * <p>Thread-safe: one instance serves any number of threads.
  */
-public final class LockedDocumentUpdater {
+public final class LockedDocumentUpdater implements Updater {
   private final LockedUpdater updater;
-  private final WriteGuardExceptionTranslator translator;
+  private final TranslatingUpdater translated;
 
   LockedDocumentUpdater(LockedUpdater updater, WriteGuardExceptionTranslator translator) {
     this.updater = Objects.requireNonNull(updater, "updater");
-    this.translator = Objects.requireNonNull(translator, "translator");
+    this.translated = new TranslatingUpdater(updater, translator);
   }
 
   /**
@@ -30,13 +31,15 @@ public final class LockedDocumentUpdater {
    * @throws org.springframework.dao.DataAccessException translated as listed in
    *     {@link WriteGuardExceptionTranslator}
    */
+  @Override
   public UpdateOutcome update(Object id, Mutator mutator) {
-    return translator.translating(() -> updater.update(id, mutator));
+    return translated.update(id, mutator);
   }
 
   /** {@link LockedUpdater#updateOne}, translated like {@link #update}. */
+  @Override
   public UpdateOutcome updateOne(Object id, Mutator mutator) {
-    return translator.translating(() -> updater.updateOne(id, mutator));
+    return translated.updateOne(id, mutator);
   }
 
   /** The WriteGuard updater underneath, whose exceptions are not translated. */

@@ -1,5 +1,6 @@
 package io.writeguard.spring;
 
+import io.writeguard.reactor.ReactiveUpdater;
 import io.writeguard.reactor.ReactiveWriteGuard;
 import io.writeguard.update.Mutator;
 import io.writeguard.update.UpdateOutcome;
@@ -12,21 +13,21 @@ import reactor.core.publisher.Mono;
  */
 public final class ReactiveDocumentUpdater {
   private final DocumentUpdater updater;
-  private final ReactiveWriteGuard guard;
+  private final ReactiveUpdater reactive;
 
   ReactiveDocumentUpdater(DocumentUpdater updater, ReactiveWriteGuard guard) {
     this.updater = Objects.requireNonNull(updater, "updater");
-    this.guard = guard;
+    this.reactive = guard.updater(updater);
   }
 
   /** {@link DocumentUpdater#update}, as a Mono. */
   public Mono<UpdateOutcome> update(Object id, Mutator mutator) {
-    return guard.call(() -> updater.update(id, mutator));
+    return reactive.update(id, mutator);
   }
 
   /** {@link DocumentUpdater#updateOne}, as a Mono. */
   public Mono<UpdateOutcome> updateOne(Object id, Mutator mutator) {
-    return guard.call(() -> updater.updateOne(id, mutator));
+    return reactive.updateOne(id, mutator);
   }
 
   /** The blocking updater underneath. */

@@ -1,6 +1,8 @@
 package io.writeguard.spring;
 
+import io.writeguard.reactor.ReactiveUpdater;
 import io.writeguard.reactor.ReactiveWriteGuard;
+import io.writeguard.update.Updater;
 import java.util.Objects;
 
 /**
@@ -46,6 +48,14 @@ public final class ReactiveWriteGuardUpdaters {
   public <T> ReactiveEntityUpdater<T> lockedEntities(Class<T> entityType, String service) {
     LockedEntityUpdater<T> blocking = updaters.lockedEntities(entityType, service);
     return new ReactiveEntityUpdater<>(guard, blocking::update);
+  }
+
+  /**
+   * {@code updater}, any strategy, run on the facade's executor with its failures translated
+   * ({@link WriteGuardUpdaters#translating}).
+   */
+  public ReactiveUpdater updater(Updater updater) {
+    return guard.updater(updaters.translating(updater));
   }
 
   /** The blocking updaters underneath. */

@@ -5,6 +5,7 @@ import io.writeguard.lock.FencedWriter;
 import io.writeguard.lock.LockService;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.update.LockedUpdater;
+import io.writeguard.update.Updater;
 import io.writeguard.update.RetryPolicy;
 import io.writeguard.update.VersionedUpdater;
 import io.writeguard.version.VersionPolicy;
@@ -153,6 +154,15 @@ public final class WriteGuardUpdaters {
           return new LockedEntityUpdater<>(mapping(entityType),
               new LockedDocumentUpdater(locked, translator));
         });
+  }
+
+  /**
+   * {@code updater}, any strategy (versioned, locked, adaptive, built by hand on this
+   * application's collections), with its failures translated to Spring's
+   * {@code DataAccessException}s as this class's own updaters translate them.
+   */
+  public TranslatingUpdater translating(Updater updater) {
+    return new TranslatingUpdater(updater, translator);
   }
 
   /** The strategy name the locked updaters report events and meters under. */

@@ -3,6 +3,8 @@ package io.writeguard.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.client.model.Updates;
+import io.writeguard.adaptive.AdaptiveUpdater;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.lock.MongoLeaseLockService;
@@ -10,6 +12,10 @@ import io.writeguard.monitor.OperationScope;
 import io.writeguard.monitor.WriteGuardListener;
 import io.writeguard.reactor.ReactiveQueueFullException;
 import io.writeguard.reactor.ReactiveWriteGuard;
+import io.writeguard.update.LockedUpdater;
+import io.writeguard.update.Mutation;
+import io.writeguard.update.Mutator;
+import io.writeguard.update.Updater;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -104,6 +110,40 @@ class ReactiveUpdatersTest {
       try (LockHandle held = locks.acquire("purses:p2", Duration.ofSeconds(5))) {
         assertThatThrownBy(() -> reactive.lockedEntities(Purse.class).update("p2", p -> p)
             .block(Duration.ofSeconds(30)))
+            .isInstanceOf(CannotAcquireLockException.class)
+            .hasCauseInstanceOf(LockTimeoutException.class);
+      }
+    });
+  }
+
+  /** Any strategy behind core's Updater goes through the starter's one translating wrapper. */
+  @Test
+  void anyStrategyIsTranslatedBlockingAndReactive() {
+    runner.run(context -> {
+      MongoTemplate template = context.getBean(MongoTemplate.class);
+      template.insert(new Purse("p3"));
+      WriteGuardUpdaters updaters = context.getBean(WriteGuardUpdaters.class);
+      ReactiveWriteGuardUpdaters reactive = context.getBean(ReactiveWriteGuardUpdaters.class);
+      MongoLeaseLockService locks = context.getBean(MongoLeaseLockService.class);
+      Updater adaptive = updaters.translating(AdaptiveUpdater.builder(
+          updaters.documents(Purse.class).unwrap(), locks).build());
+      Mutator deposit = current -> Mutation.update(Updates.inc("balance", 1L));
+
+      assertThat(adaptive.update("p3", deposit).written()).isTrue();
+      assertThat(reactive.updater(adaptive).updateOne("p3", deposit)
+          .block(Duration.ofSeconds(30)).written()).isTrue();
+      assertThat(template.findById("p3", Purse.class).balance).isEqualTo(2);
+      assertThatThrownBy(() -> adaptive.update("missing", deposit))
+          .isInstanceOf(EmptyResultDataAccessException.class);
+      assertThatThrownBy(() -> reactive.updater(adaptive).update("missing", deposit)
+          .block(Duration.ofSeconds(30)))
+          .isInstanceOf(EmptyResultDataAccessException.class);
+      // The locked strategy's own failure, translated: a lock not had in time.
+      Updater locked = updaters.translating(LockedUpdater.builder(
+          updaters.documents(Purse.class).unwrap(), locks).lockWait(Duration.ofMillis(100))
+          .build());
+      try (LockHandle held = locks.acquire("purses:p3", Duration.ofSeconds(5))) {
+        assertThatThrownBy(() -> locked.update("p3", deposit))
             .isInstanceOf(CannotAcquireLockException.class)
             .hasCauseInstanceOf(LockTimeoutException.class);
       }
