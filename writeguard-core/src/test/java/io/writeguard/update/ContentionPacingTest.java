@@ -20,17 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class ContentionPacingTest {
   /** Always the top of the jitter window, so a sleep shows the window itself. */
-  private static final RandomGenerator TOP = new RandomGenerator() {
-    @Override
-    public long nextLong() {
-      return 0;
-    }
-
-    @Override
-    public long nextLong(long origin, long bound) {
-      return bound - 1;
-    }
-  };
+  private static final RandomGenerator TOP = UpdateLoopTest.TOP;
 
   private static final Duration ROUND = Duration.ofMillis(2);
 

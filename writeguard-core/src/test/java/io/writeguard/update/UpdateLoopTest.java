@@ -119,7 +119,7 @@ class UpdateLoopTest {
   }
 
   /** Always draws the top of the jitter window, so the deadline arithmetic is exact. */
-  private static final RandomGenerator TOP = new RandomGenerator() {
+  static final RandomGenerator TOP = new RandomGenerator() {
     @Override
     public long nextLong() {
       return 0;
