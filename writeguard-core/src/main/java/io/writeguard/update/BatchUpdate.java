@@ -417,6 +417,9 @@ final class BatchUpdate {
     Duration backoff = conflict
         ? loop.pacing().afterConflict(roundNanos, retries, jitter)
         : retry.backoff(retries, jitter);
+    // A paced conflict also keeps room for the next round (RetryPacing#reserveNanos).
+    Duration room = conflict
+        ? backoff.plusNanos(loop.pacing().reserveNanos(roundNanos)) : backoff;
     long now = ticker.nanoTime();
     for (Caller c : retried) {
       if (!pending.contains(c)) {
@@ -425,8 +428,8 @@ final class BatchUpdate {
       RetriesExhaustedException.Budget out = null;
       if (c.attempt - c.uncharged >= retry.maxAttempts()) {
         out = RetriesExhaustedException.Budget.ATTEMPTS;
-      } else if (now + backoff.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0
-          || (c.own != null && c.own.endsWithin(backoff))) { // the caller's own thread's
+      } else if (now + room.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0
+          || (c.own != null && c.own.endsWithin(room))) { // the caller's own thread's
         out = RetriesExhaustedException.Budget.DEADLINE;
       }
       if (out != null) {

@@ -28,7 +28,11 @@ import java.util.random.RandomGenerator;
  *       version moving (a guard of a combined write, a legacy document) is charged as before.
  * </ul>
  *
- * Stateless, so immutable and thread-safe, and it keeps nothing per document.
+ * A retry is started only if its backoff plus two rounds like the lost one end before the
+ * deadline: a call that keeps losing gives up with {@link RetriesExhaustedException} rather
+ * than have its last round cut by the deadline.
+ *
+ * <p>Stateless, so immutable and thread-safe, and it keeps nothing per document.
  */
 final class ContentionPacing implements RetryPacing {
   private final RetryPolicy policy;
@@ -52,6 +56,16 @@ final class ContentionPacing implements RetryPacing {
   @Override
   public boolean chargesConflict(OptionalLong read, OptionalLong seen) {
     return read.isEmpty() || seen.isEmpty() || seen.getAsLong() <= read.getAsLong();
+  }
+
+  /**
+   * Two rounds like the lost one: a call that keeps losing to other writers runs until near its
+   * deadline, and its last round must end before it.
+   */
+  @Override
+  public long reserveNanos(long roundNanos) {
+    long round = Math.max(0, roundNanos);
+    return round > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * round;
   }
 
   @Override

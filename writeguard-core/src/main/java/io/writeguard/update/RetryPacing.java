@@ -24,6 +24,14 @@ interface RetryPacing {
    */
   boolean chargesConflict(OptionalLong read, OptionalLong seen);
 
+  /**
+   * Time kept free before the deadline when a retry after a round of {@code roundNanos} is
+   * considered: a retry whose backoff plus this would reach the deadline is not started, so
+   * that a call that keeps losing gives up cleanly instead of having its last round cut by the
+   * deadline (an unknown outcome, if it was writing).
+   */
+  long reserveNanos(long roundNanos);
+
   /** The policy's full-jitter exponential backoff, and every attempt counts. */
   static RetryPacing blind(RetryPolicy policy) {
     return new RetryPacing() {
@@ -35,6 +43,11 @@ interface RetryPacing {
       @Override
       public boolean chargesConflict(OptionalLong read, OptionalLong seen) {
         return true;
+      }
+
+      @Override
+      public long reserveNanos(long roundNanos) {
+        return 0; // the policy's rule alone: a backoff that ends before the deadline
       }
 
       @Override

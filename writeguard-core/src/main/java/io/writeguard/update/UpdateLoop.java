@@ -318,7 +318,10 @@ final class UpdateLoop {
     long deadline = call.startNanos + retry.deadline().toNanos();
     // Start a retry only if it can start before the deadline (the policy's, or the caller's
     // if earlier); sleeping past it is wasted.
-    if (ticker.nanoTime() + backoff.toNanos() - deadline >= 0 || Deadline.passesWithin(backoff)) {
+    // A paced conflict also keeps room for its next round (RetryPacing#reserveNanos).
+    Duration room = call.lastTransient == null
+        ? backoff.plusNanos(pacing.reserveNanos(call.roundNanos)) : backoff;
+    if (ticker.nanoTime() + room.toNanos() - deadline >= 0 || Deadline.passesWithin(room)) {
       throw exhausted(call, RetriesExhaustedException.Budget.DEADLINE);
     }
     listener.onRetry(scope, call.id, call.attempt, backoff);

@@ -163,6 +163,26 @@ class ContentionPacingTest {
   }
 
   @Test
+  void aRetryIsNotStartedUnlessTwoMoreRoundsFitBeforeTheDeadline() {
+    store.defaultWriteStep = beatenByAnotherWriter(); // every round takes 2ms and loses
+    // t=2 lost, backoff 2 (+4 kept free: 8 < 11) -> t=4; t=6 lost, backoff 4 (+4: 14 >= 11):
+    // give up. Without the room kept free it would sleep to t=10 and run a round to t=12,
+    // past the deadline.
+    assertThatThrownBy(() -> updater(policy(3, Duration.ofMillis(11)))
+        .update(1, ContentionPacingTest::increment))
+        .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
+          assertThat(e.budget()).isEqualTo(RetriesExhaustedException.Budget.DEADLINE);
+          assertThat(e.attempts()).isEqualTo(2);
+          assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(6));
+        });
+    assertThat(time.sleeps()).containsExactly(Duration.ofMillis(2));
+    ContentionPacing pacing = new ContentionPacing(RetryPolicy.defaults());
+    assertThat(pacing.reserveNanos(ROUND.toNanos())).isEqualTo(ROUND.multipliedBy(2).toNanos());
+    assertThat(pacing.reserveNanos(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+    assertThat(RetryPacing.blind(RetryPolicy.defaults()).reserveNanos(ROUND.toNanos())).isZero();
+  }
+
+  @Test
   void aTransientErrorBacksOffByThePolicyNotByTheRound() {
     store.readErrors.add(new com.mongodb.MongoSocketReadException("reset",
         new com.mongodb.ServerAddress("db.example", 27017)));
