@@ -54,6 +54,18 @@ public final class LockArguments {
     return left.isNegative() || left.isZero() ? ONE_TRY : left;
   }
 
+  /**
+   * A turn ({@code handoffSlice}) set explicitly must fit in half the lease: a lease is passed
+   * on only while half of it is left, so a longer turn would be a promise never kept.
+   */
+  public static Duration checkTurn(Duration handoffSlice, boolean set, Duration lease) {
+    if (set && handoffSlice.compareTo(lease.dividedBy(2)) > 0) {
+      throw new IllegalArgumentException("handoffSlice must be at most half the lease ("
+          + lease.dividedBy(2) + " of lease " + lease + "), was " + handoffSlice);
+    }
+    return handoffSlice;
+  }
+
   public static String shorten(String key) {
     return key.length() <= SHOWN_KEY_CHARS ? key : key.substring(0, SHOWN_KEY_CHARS) + "...";
   }

@@ -25,6 +25,14 @@ final class Lease {
   /** The handle holding the key now, or null between two local holders. */
   volatile LeaseLockHandle current;
   volatile ScheduledFuture<?> timer;
+  /**
+   * Ticker time at which the lease was last kept for a successor that had not queued yet
+   * (see {@code LeaseLockEngine#release}); a parking's grace check compares it, so a check
+   * left over from an earlier parking never frees a later one early.
+   */
+  volatile long parkedNanos;
+  /** A check of a parked lease is scheduled (at most one at a time). */
+  final AtomicBoolean parkedCheckPending = new AtomicBoolean();
   /** Ticker time at which the last successful take or renewal was sent (a safe lower bound). */
   private volatile long confirmedNanos;
   private long next; // guarded by the key's in-process lock

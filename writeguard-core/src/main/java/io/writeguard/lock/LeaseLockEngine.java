@@ -69,6 +69,13 @@ public final class LeaseLockEngine {
   static final int MAX_YIELDS = 1024;
   /** Shortest lease timer for which the engine keeps a pacer (see {@link #startTimer}). */
   static final long MIN_PACED_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /**
+   * How long a lease kept for a successor ({@link LockHandle#closeForSuccessor()}) waits for
+   * it: long enough for the next caller's thread to be woken and ask, short against the
+   * turn, so another process waits at most this much longer for an unused lease.
+   */
+  public static final Duration SUCCESSOR_GRACE = Duration.ofMillis(10);
+  private static final long SUCCESSOR_GRACE_NANOS = SUCCESSOR_GRACE.toNanos();
   private static final Logger log = LoggerFactory.getLogger(LeaseLockEngine.class);
   private static final AtomicInteger threadIds = new AtomicInteger();
 
@@ -340,8 +347,14 @@ public final class LeaseLockEngine {
 
   // ---- releasing ----
 
-  /** Called once per handle by {@link LeaseLockHandle#close()}. */
-  void release(LeaseLockHandle handle) {
+  /**
+   * Called once per handle by {@link LeaseLockHandle#close()} ({@code successorComing} false)
+   * or {@link LeaseLockHandle#closeForSuccessor()} (true). The lease is kept, not released,
+   * while the turn lasts (tokens left, {@code handoffSlice} since the take, half the lease left)
+   * and a caller of this process waits for the key, or, with {@code successorComing}, is about
+   * to: then it stays parked at most {@link #SUCCESSOR_GRACE} for that caller.
+   */
+  void release(LeaseLockHandle handle, boolean successorComing) {
     Lease lease = handle.lease;
     String key = lease.key;
     RuntimeException failure = null;
@@ -353,8 +366,10 @@ public final class LeaseLockEngine {
       kept = lease.usable() && lease.hasTokens()
           && ticker.nanoTime() - lease.startNanos < sliceNanos
           && leaseLeftNanos(lease) >= leaseNanos / 2
-          && localLocks.waiting(key) > 0;
-      if (!kept) {
+          && (successorComing || localLocks.waiting(key) > 0);
+      if (kept) {
+        lease.parkedNanos = ticker.nanoTime();
+      } else {
         leases.remove(key, lease);
         failure = endReporting(lease); // sent before the local turn passes on
       }
@@ -364,13 +379,59 @@ public final class LeaseLockEngine {
       leases.remove(key, lease);
       failure = endReporting(lease);
     }
-    if (kept && localLocks.waiting(key) == 0) {
+    if (kept && successorComing) {
+      // After the local turn passed on (see checkParked): nobody may be left to free it.
+      scheduleParkedCheck(lease, SUCCESSOR_GRACE_NANOS);
+    } else if (kept && localLocks.waiting(key) == 0) {
       // Guard against the race with a waiter that timed out after we decided to keep the lease.
       runInBackground(() -> releaseParked(key));
     }
     listener.onLockReleased(backend, key, handle.token(), elapsed(handle.acquiredNanos()));
     if (failure != null) {
       throw failure;
+    }
+  }
+
+  /** Checks {@code lease} in {@code delayNanos} unless a check is pending already. */
+  private void scheduleParkedCheck(Lease lease, long delayNanos) {
+    if (!lease.parkedCheckPending.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      scheduler.schedule(() -> checkParked(lease), delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      lease.parkedCheckPending.set(false); // closed: close() released the parked leases
+    }
+  }
+
+  /**
+   * Frees a lease kept for a successor that did not come within {@link #SUCCESSOR_GRACE}.
+   * The pending flag is cleared before the key's local lock is tried, and a releasing holder
+   * schedules its check only after it gave that lock up, so one of the two always sees the
+   * other: either this check finds the key free and parked, or the holder schedules a new one.
+   */
+  private void checkParked(Lease lease) {
+    lease.parkedCheckPending.set(false);
+    if (leases.get(lease.key) != lease || !lease.usable()) {
+      return;
+    }
+    Optional<LockHandle> local = localLocks.tryAcquire(lease.key);
+    if (local.isEmpty()) {
+      return; // held: its holder decides at its release, and schedules a check if it parks
+    }
+    try {
+      if (lease.current != null) {
+        return;
+      }
+      long parkedFor = ticker.nanoTime() - lease.parkedNanos;
+      if (parkedFor >= SUCCESSOR_GRACE_NANOS) {
+        leases.remove(lease.key, lease);
+        endQuietly(lease);
+        return;
+      }
+      scheduleParkedCheck(lease, SUCCESSOR_GRACE_NANOS - parkedFor);
+    } finally {
+      local.get().close();
     }
   }
 

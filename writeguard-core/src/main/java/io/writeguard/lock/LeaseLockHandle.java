@@ -64,7 +64,14 @@ final class LeaseLockHandle implements LockHandle {
   @Override
   public void close() {
     if (released.compareAndSet(false, true)) {
-      engine.release(this);
+      engine.release(this, false);
+    }
+  }
+
+  @Override
+  public void closeForSuccessor() {
+    if (released.compareAndSet(false, true)) {
+      engine.release(this, true);
     }
   }
 

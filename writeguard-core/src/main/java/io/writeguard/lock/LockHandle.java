@@ -30,4 +30,18 @@ public interface LockHandle extends AutoCloseable {
   /** Releases the lock if this handle still holds it; idempotent. */
   @Override
   void close();
+
+  /**
+   * Releases the lock like {@link #close()}, telling the service that another caller of this
+   * process is about to ask for the same key (a queue of callers the process keeps itself, as
+   * {@code LockedUpdater}'s group commit does). A lease lock may then keep its lease for that
+   * caller within its turn ({@code handoffBatch}, {@code handoffSlice}, half the lease), so the
+   * next hold costs no round trip; if no caller of this process asks within
+   * {@code LeaseLockEngine.SUCCESSOR_GRACE} the lease is let go. Safety is that of a hand-off
+   * between local waiters: the next holder gets a higher token. Locks without a lease ignore
+   * the hint; idempotent, like {@code close()}.
+   */
+  default void closeForSuccessor() {
+    close();
+  }
 }

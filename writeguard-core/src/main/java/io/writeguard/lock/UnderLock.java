@@ -1,6 +1,7 @@
 package io.writeguard.lock;
 
 import io.writeguard.internal.Uninterrupted;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,17 +28,26 @@ public final class UnderLock {
 
   /** Runs {@code work}, then closes {@code lock}; see the class comment for failures. */
   public static <T> T run(LockHandle lock, Supplier<T> work) {
+    return run(lock, work, () -> false);
+  }
+
+  /**
+   * Runs {@code work}, then closes {@code lock}, with {@link LockHandle#closeForSuccessor()}
+   * when {@code successorComing} says, after the work, that another caller of this process is
+   * about to ask for the key; see the class comment for failures.
+   */
+  public static <T> T run(LockHandle lock, Supplier<T> work, BooleanSupplier successorComing) {
     T result;
     try {
       result = work.get();
     } catch (Throwable e) { // a checked exception thrown undeclared too: released, rethrown as is
-      RuntimeException releaseFailure = release(lock);
+      RuntimeException releaseFailure = release(lock, false);
       if (releaseFailure != null) {
         e.addSuppressed(releaseFailure);
       }
       throw e;
     }
-    RuntimeException releaseFailure = release(lock);
+    RuntimeException releaseFailure = release(lock, successorComing.getAsBoolean());
     if (releaseFailure != null) {
       log.warn("lock '{}' (token {}): the work under it is done and stands; releasing it failed,"
           + " it frees itself when its lease runs out", lock.key(), lock.token(), releaseFailure);
@@ -46,9 +56,9 @@ public final class UnderLock {
   }
 
   /** Closes {@code lock} with the interrupt flag set aside; what it threw, or null. */
-  private static RuntimeException release(LockHandle lock) {
+  private static RuntimeException release(LockHandle lock, boolean successorComing) {
     try {
-      Uninterrupted.run(lock::close);
+      Uninterrupted.run(successorComing ? lock::closeForSuccessor : lock::close);
       return null;
     } catch (RuntimeException e) {
       return e;

@@ -44,7 +44,10 @@ import org.bson.BsonValue;
  * same embedded document (MongoDB 5.0+ orders such fields by name, older servers as given; one
  * new field per document is appended last by all of them). Stateless and thread-safe.
  *
- * <p>This class parses and checks the update, then applies its operators in order.
+ * <p>This class parses and checks the update, then applies its operators in order. What the
+ * server's storage validation would refuse (too deep, a {@code $}-name inside a value) is
+ * computed here like any value; {@link MergedWrite} keeps such a caller out of a merge
+ * ({@link InMemoryStorage}), since only a later caller's change could hide the refusal.
  *
  * <p>{@code InMemoryUpdateCorpusTest} runs a corpus of cases taken from MongoDB's own
  * update-node unit tests and manual through this class: each must come out exactly right or

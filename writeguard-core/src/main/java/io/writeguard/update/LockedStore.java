@@ -158,6 +158,11 @@ final class LockedStore implements Store {
   }
 
   @Override
+  public WriteConstraints freshConstraints() {
+    return plain.freshConstraints();
+  }
+
+  @Override
   public RawBsonDocument probe(Object probeId, String versionField) {
     return plain.probe(probeId, versionField);
   }

@@ -328,7 +328,7 @@ public final class LockedUpdater implements Updater {
       holdingWhile(target, held, () -> UnderLock.run(held, () -> {
         batches.on(storeFor(key, held)).run(key.id(), BatchUpdate.ofCalls(batch));
         return null;
-      }));
+      }, () -> queuedBehind(target)));
     } finally {
       if (interrupted || wait.interruptSetAside()) {
         Thread.currentThread().interrupt();
@@ -352,7 +352,16 @@ public final class LockedUpdater implements Updater {
       BatchUpdate.runAlone(loop.on(storeFor(target.document, lock)), listener, scope(),
           target.document.id(), BatchUpdate.ofCalls(batch));
       return null;
-    }));
+    }, () -> queuedBehind(target)));
+  }
+
+  /**
+   * Whether callers of this process queued for the document while a batch held its lock: the
+   * next batch's leader asks for the lock as soon as this one returns, so the lock may keep
+   * its lease for it (a turn; {@link LockHandle#closeForSuccessor()}).
+   */
+  private boolean queuedBehind(LockTarget target) {
+    return combiner.waiting(target) > 0;
   }
 
   /** Takes the document's lock for one caller; a failure is that caller's last event. */

@@ -52,10 +52,15 @@ import org.bson.BsonInt64;
  *   <li><b>Replacements.</b> A round whose first writer replaces the document sends a
  *       replacement: the final document, every later change computed in memory on the known
  *       replacement. A replacement after an operator writer is not merged.
- *   <li><b>Unique indexes see every step.</b> Merging skips the states between the callers'
- *       updates, so no two callers of a round change paths of one unique index
- *       ({@link WriteConstraints}): a state one of them would have stored alone, which the
- *       index refuses, could otherwise hide behind the next caller's change.
+ *   <li><b>Indexes see every step.</b> Merging skips the states between the callers'
+ *       updates, so no two callers of a round change paths of one index that can refuse a
+ *       write ({@link WriteConstraints}: unique, 2dsphere, hashed, compound, ...): a state one
+ *       of them would have stored alone, which the index refuses, could otherwise hide behind
+ *       the next caller's change. The indexes are those last read; one created since is
+ *       looked for after the write ({@link #unsureUnder}).
+ *   <li><b>Every value is storable.</b> What a caller stores must pass the server's storage
+ *       validation on every supported version ({@link InMemoryStorage}: depth, {@code $}-names
+ *       inside a value), or a later caller's change could hide its refusal.
  * </ol>
  *
  * Rules 1 to 3 are kept per path by {@link MergedPath}, rule 4 and the guards by
@@ -73,6 +78,9 @@ final class MergedWrite {
   private final Map<String, MergedPath> entries = new LinkedHashMap<>();
   private final MergeGuards guards;
   private int callers;
+  /** The first writer's update (or replacement), checked for storage once a second joins. */
+  private List<Op> firstOps;
+  private BsonDocument firstReplacement;
 
   private MergedWrite(boolean replacing, BsonDocument read,
       Supplier<WriteConstraints> constraints) {
@@ -103,11 +111,11 @@ final class MergedWrite {
   }
 
   /**
-   * Rule 6: no two callers change paths of one unique index (merging would skip the state
-   * between them, which the index may refuse); a first writer's replacement changes them all.
-   * Unreadable constraints merge nobody.
+   * Rule 6: no two callers change paths of one index that can refuse a write (merging would
+   * skip the state between them, which the index may refuse); a first writer's replacement
+   * changes them all. Unreadable constraints merge nobody.
    */
-  private boolean uniqueIndexesAllow(List<String[]> paths) {
+  private boolean indexesAllow(List<String[]> paths) {
     if (callers == 0) {
       return true; // alone, its update is sent as it is
     }
@@ -134,6 +142,77 @@ final class MergedWrite {
     return true;
   }
 
+  /**
+   * The writers (by position, 0: the first) whose own state the merged write skipped and an
+   * index of {@code now} may have judged differently from the round's final one: where two
+   * writers change paths of one index, each from the first of them up to (not including) the
+   * last. Empty when {@code now} holds no index the merge did not respect; every writer but
+   * the last when it is unknown. Called after the write, with indexes read since it.
+   */
+  java.util.BitSet unsureUnder(WriteConstraints now) {
+    java.util.BitSet unsure = new java.util.BitSet();
+    int writers = pathsByCaller.size();
+    if (now.unknown()) {
+      unsure.set(0, writers - 1);
+      return unsure;
+    }
+    for (int index = 0; index < now.indexes().size(); index++) {
+      int first = -1;
+      int last = -1;
+      for (int w = 0; w < writers; w++) {
+        if (touches(now, index, pathsByCaller.get(w))) {
+          first = first < 0 ? w : first;
+          last = w;
+        }
+      }
+      if (last > first) {
+        unsure.set(first, last);
+      }
+    }
+    return unsure;
+  }
+
+  private static boolean touches(WriteConstraints constraints, int index, List<String[]> paths) {
+    for (String[] path : paths) {
+      if (constraints.indexesTouchedBy(path).contains(index)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Rule 7: what a caller stores passes the server's storage validation
+   * ({@link InMemoryStorage}), or no later caller could hide its refusal. Checked only when a
+   * second writer joins (the first's too, then), so a lone update pays nothing for it. A
+   * failing first writer ends the round: sent alone, the server answers it.
+   */
+  private boolean storable(List<Op> ops, BsonDocument replacement) {
+    try {
+      if (callers == 1) {
+        if (firstOps != null) {
+          checkStorable(firstOps);
+        } else if (firstReplacement != null) {
+          InMemoryStorage.checkReplacement(firstReplacement);
+        }
+      }
+      if (ops != null) {
+        checkStorable(ops);
+      } else {
+        InMemoryStorage.checkReplacement(replacement);
+      }
+      return true;
+    } catch (InMemoryUpdate.NotModelled e) {
+      return false;
+    }
+  }
+
+  private static void checkStorable(List<Op> ops) {
+    for (Op op : ops) {
+      InMemoryStorage.check(op);
+    }
+  }
+
   /** True when the round sends a replacement of its final document. */
   boolean replacing() {
     return replacing;
@@ -152,11 +231,16 @@ final class MergedWrite {
 
   /** {@link #add(BsonDocument, BsonDocument)} of an update already parsed by the model. */
   boolean add(List<Op> ops, BsonDocument after) {
+    if (callers == 0) {
+      firstOps = ops;
+    } else if (!storable(ops, null)) {
+      return false;
+    }
     List<String[]> paths = new ArrayList<>(ops.size());
     for (Op op : ops) {
       paths.add(op.segments());
     }
-    if (!uniqueIndexesAllow(paths)) {
+    if (!indexesAllow(paths)) {
       return false;
     }
     if (replacing) {
@@ -182,9 +266,18 @@ final class MergedWrite {
     return true;
   }
 
-  /** A replacement after operator writers is not merged (see rule 5). */
-  boolean addReplacement() {
-    if (!replacing || !uniqueIndexesAllow(List.<String[]>of(new String[0]))) {
+  /**
+   * A replacement after operator writers is not merged (see rule 5).
+   *
+   * @param replacement the document it stores, {@code _id} included
+   */
+  boolean addReplacement(BsonDocument replacement) {
+    if (callers == 0) {
+      firstReplacement = replacement;
+    } else if (!storable(null, replacement)) {
+      return false;
+    }
+    if (!replacing || !indexesAllow(List.<String[]>of(new String[0]))) {
       return false; // (an empty path overlaps every index: the replacement changes them all)
     }
     callers++;

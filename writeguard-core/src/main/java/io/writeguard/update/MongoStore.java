@@ -32,7 +32,7 @@ final class MongoStore implements Store {
   private static final FindOneAndReplaceOptions REPLACE_AFTER =
       new FindOneAndReplaceOptions().returnDocument(ReturnDocument.AFTER).upsert(false);
 
-  /** How long the collection's unique indexes are taken as read. */
+  /** How long the collection's indexes are taken as read (between merged writes). */
   static final long CONSTRAINTS_REFRESH_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MongoStore.class);
 
@@ -47,7 +47,7 @@ final class MongoStore implements Store {
     this(collection, io.writeguard.Ticker.system());
   }
 
-  /** @param ticker when the collection's unique indexes are read again */
+  /** @param ticker when the collection's indexes are read again */
   MongoStore(MongoCollection<Document> collection, io.writeguard.Ticker ticker) {
     this.collection = collection;
     this.documents = new BoundedViews<>(collection);
@@ -56,9 +56,10 @@ final class MongoStore implements Store {
   }
 
   /**
-   * The unique indexes, read again at most every {@link #CONSTRAINTS_REFRESH_NANOS} by the
-   * thread that finds them stale (two may read at once; either answer is current). If they
-   * cannot be read, nothing is merged until they can ({@link WriteConstraints#UNKNOWN}).
+   * The indexes that can refuse a write, read again at most every
+   * {@link #CONSTRAINTS_REFRESH_NANOS} by the thread that finds them stale (two may read at
+   * once; either answer is current), and after every merged write ({@link #freshConstraints}).
+   * If they cannot be read, nothing is merged until they can ({@link WriteConstraints#UNKNOWN}).
    */
   @Override
   public WriteConstraints constraints() {
@@ -67,13 +68,25 @@ final class MongoStore implements Store {
     if (known != null && now - constraintsReadAt < CONSTRAINTS_REFRESH_NANOS) {
       return known;
     }
+    return readConstraints(now, false);
+  }
+
+  /** Read with a write's grace: after a merged write, it decides what its callers are told. */
+  @Override
+  public WriteConstraints freshConstraints() {
+    return readConstraints(ticker.nanoTime(), true);
+  }
+
+  private WriteConstraints readConstraints(long now, boolean afterWrite) {
     WriteConstraints read;
     try {
-      List<BsonDocument> indexes = Deadline.bounded(collection).listIndexes(BsonDocument.class)
+      MongoCollection<Document> bounded = afterWrite
+          ? Deadline.boundedWrite(collection) : Deadline.bounded(collection);
+      List<BsonDocument> indexes = bounded.listIndexes(BsonDocument.class)
           .into(new java.util.ArrayList<>());
       read = WriteConstraints.of(indexes);
     } catch (RuntimeException e) {
-      LOG.warn("could not read the unique indexes of {}; group commit sends each"
+      LOG.warn("could not read the indexes of {}; group commit sends each"
           + " update alone until they can be read: {}", collectionName(), e.toString());
       read = WriteConstraints.UNKNOWN;
     }

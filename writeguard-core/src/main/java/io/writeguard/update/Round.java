@@ -40,7 +40,8 @@ import org.bson.conversions.Bson;
  * decides before any writer of its round (nothing to write, or its mutator threw) is answered at
  * once, as it would be alone; one that decides after a writer is answered only once that
  * write is acknowledged, since it decided on the writer's changes. A read or write that fails,
- * or a write that matches nothing, is answered by {@link RoundFailures}.
+ * or a write that matches nothing, is answered by {@link RoundFailures}; so is a merged writer
+ * whose skipped state an index created since the indexes were read may have refused.
  */
 final class Round {
   private static final BsonDocumentCodec BSON_DOCUMENTS = new BsonDocumentCodec();
@@ -160,7 +161,7 @@ final class Round {
           merged = replaces ? MergedWrite.ofReplacement(batch.store::constraints)
               : MergedWrite.ofOperators(read, batch.store::constraints);
         }
-        if (!(replaces ? merged.addReplacement() : merged.add(ops, next))) {
+        if (!(replaces ? merged.addReplacement(next) : merged.add(ops, next))) {
           next = null; // its changes do not merge with this round's: sent in the next one
         }
       }
@@ -208,9 +209,14 @@ final class Round {
     if (!result.matched()) {
       return failures.missed(joined);
     }
+    List<Caller> unsure = writers > 1 ? failures.unsureAfterMerge(joined, merged) : List.of();
     for (Caller c : joined) {
       if (c.thrown != null) {
         callers.fail(c, c.thrown);
+        continue;
+      }
+      if (!unsure.isEmpty() && unsure.contains(c)) {
+        callers.fail(c, failures.unsure(c, base));
         continue;
       }
       Document after;
@@ -275,6 +281,8 @@ final class Round {
     Document given = ((Mutation.Replace) mutation).replacement();
     BsonDocument replacement = given.toBsonDocument(BsonDocument.class,
         batch.store.codecRegistry());
+    // _id first: MongoDB's update stage moves it there in every document it updates, so a
+    // lone replacement that puts it elsewhere is stored with it first too.
     BsonDocument next = new BsonDocument("_id", working.get("_id"));
     for (var field : replacement.entrySet()) {
       if (!field.getKey().equals("_id")) {

@@ -15,7 +15,10 @@ import org.bson.RawBsonDocument;
  * write outcome fails the callers whose changes the write carried
  * ({@link WriteOutcomeUnknownException}) and nobody else; a combined write the server refuses
  * (validation, duplicate key) is retried with each writer alone, so the server's verdict
- * reaches only the caller it concerns.
+ * reaches only the caller it concerns, and the indexes are read again for the next rounds. A
+ * merged write that passed is followed by a read of the indexes: where one created since the
+ * merge read them could have refused a writer's skipped state, that writer is told its outcome
+ * is unknown ({@link WriteOutcomeUnknownException}), never that it was written.
  */
 final class RoundFailures {
   private final BatchUpdate batch;
@@ -36,10 +39,12 @@ final class RoundFailures {
       return transientFailure(round, e);
     }
     if (writers > 1 && kind != MongoErrors.Kind.OUTCOME_UNKNOWN) {
-      // Refused, so not applied: let the server judge each change by itself.
+      // Refused, so not applied: let the server judge each change by itself, and the next
+      // rounds merge under the indexes as they are now (one may be new).
       for (Caller c : round) {
         c.alone = c.writer;
       }
+      batch.store.freshConstraints();
       return List.of();
     }
     for (Caller c : round) {
@@ -58,6 +63,39 @@ final class RoundFailures {
       callers.fail(c, failure);
     }
     return List.of();
+  }
+
+  /**
+   * After a merged write that matched: the writers whose own state it skipped and an index
+   * read now, created since the round's merge read them, may have refused alone
+   * ({@link MergedWrite#unsureUnder}). Nobody, unless such an index exists.
+   */
+  List<Caller> unsureAfterMerge(List<Caller> round, MergedWrite merged) {
+    // Bounded as the write was: by the deadlines of the callers it answers.
+    java.util.BitSet at = merged.unsureUnder(io.writeguard.internal.Deadline.replacing(
+        BatchCallers.earliestDeadline(round), batch.store::freshConstraints));
+    if (at.isEmpty()) {
+      return List.of();
+    }
+    List<Caller> unsure = new java.util.ArrayList<>();
+    int writer = 0;
+    for (Caller c : round) {
+      if (c.writer && at.get(writer++)) {
+        unsure.add(c);
+      }
+    }
+    return unsure;
+  }
+
+  /**
+   * What an unsure writer is told: its change went out in the merged write, but whether its
+   * update alone would have been refused by the new index cannot be known now.
+   */
+  RuntimeException unsure(Caller c, long base) {
+    return new WriteOutcomeUnknownException(batch.store.collectionName(), id, c.attempt,
+        c.elapsed(), base, new IllegalStateException("an index created since the collection's"
+            + " indexes were last read judges a state this caller's update alone would have"
+            + " stored, which the round's merged write skipped: it may have refused it"));
   }
 
   /** The write matched nothing: a conflict (retry the round) or a deletion (all fail). */

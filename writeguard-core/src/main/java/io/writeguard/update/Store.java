@@ -52,11 +52,19 @@ interface Store {
   }
 
   /**
-   * The collection's unique indexes, as of at most a refresh interval ago
+   * The collection's indexes that can refuse a write, as of at most a refresh interval ago
    * ({@link WriteConstraints}); {@link WriteConstraints#NONE} where none are known to apply.
    */
   default WriteConstraints constraints() {
     return WriteConstraints.NONE;
+  }
+
+  /**
+   * {@link #constraints} read now, and kept for the next rounds: after a merged write (to
+   * find an index created since the last read) and after a merged write was refused.
+   */
+  default WriteConstraints freshConstraints() {
+    return constraints();
   }
 
   /**

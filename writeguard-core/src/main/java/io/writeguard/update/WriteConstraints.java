@@ -8,45 +8,91 @@ import org.bson.BsonValue;
 
 /**
  * What the server checks on every write besides the update itself, as far as a collection
- * can tell: its unique indexes, each as the group of paths it depends on. Package-private; a
- * group-commit round reads them before it merges a second writer.
+ * can tell: its indexes that can refuse a write, each as the group of paths it depends on.
+ * Package-private; a group-commit round reads them before it merges a second writer.
  *
- * <p>Why it matters. Merging skips the states between the callers' updates, and a unique index
- * or a validator judges every state a lone update would have stored: a caller's
- * {@code $set: {tag: "taken"}} that a later caller's {@code $set: {tag: "free"}} overwrites
- * would be refused alone (duplicate key) but pass merged. So no two callers of a round may
- * change paths of one unique index. (A collection validator, which a {@code MongoCollection}
- * cannot list, judges only the round's final document: see the group-commit docs.) Immutable
- * and thread-safe.
+ * <p>Why it matters. Merging skips the states between the callers' updates, and an index
+ * judges every state a lone update would have stored: a caller's {@code $set: {tag: "taken"}}
+ * that a later caller's {@code $set: {tag: "free"}} overwrites would be refused alone
+ * (duplicate key) but pass merged. So no two callers of a round may change paths of one such
+ * index. Every index but two kinds can refuse a write: a unique one (duplicate keys), a
+ * 2dsphere or 2d one (bad geometry), a hashed one (an array), a compound one (arrays in two
+ * of its fields), a text one (a bad language), and a wildcard or partial one is counted too.
+ * Only {@code _id}'s and a non-unique, non-partial ascending or descending index of one field
+ * refuse nothing. (A collection validator, which a {@code MongoCollection} cannot list, judges
+ * only the round's final document: see the group-commit docs.) Immutable and thread-safe.
  */
-record WriteConstraints(List<List<String[]>> uniqueIndexes, boolean unknown) {
+record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
   /** Nothing checked: every merge the rules allow is exact. */
   static final WriteConstraints NONE = new WriteConstraints(List.of(), false);
 
   /** Unknown (they could not be read): nothing is merged. */
   static final WriteConstraints UNKNOWN = new WriteConstraints(List.of(), true);
 
+  /** The whole document, for an index that may look at any field. */
+  private static final String[] EVERYTHING = new String[0];
+
   /** The constraints described by the collection's {@code listIndexes} answers. */
   static WriteConstraints of(Iterable<BsonDocument> indexes) {
-    List<List<String[]>> unique = new ArrayList<>();
+    List<List<String[]>> judging = new ArrayList<>();
     for (BsonDocument index : indexes) {
-      if (!index.getBoolean("unique", org.bson.BsonBoolean.FALSE).getValue()) {
-        continue;
+      BsonDocument key = index.getDocument("key", new BsonDocument());
+      BsonDocument partial = index.getDocument("partialFilterExpression", null);
+      boolean unique = index.getBoolean("unique", org.bson.BsonBoolean.FALSE).getValue();
+      if (partial == null && (onlyId(key) || (!unique && plainSingleField(key)))) {
+        continue; // refuses nothing an update of another field can make
       }
       List<String[]> paths = new ArrayList<>();
-      for (String key : index.getDocument("key", new BsonDocument()).keySet()) {
-        paths.add(key.split("\\.", -1));
+      for (Map.Entry<String, BsonValue> field : key.entrySet()) {
+        String name = field.getKey();
+        if (name.equals("_fts") || name.equals("_ftsx")) {
+          textPaths(index, paths);
+        } else if (name.equals("$**")) {
+          paths.add(EVERYTHING);
+        } else if (name.endsWith(".$**")) {
+          paths.add(split(name.substring(0, name.length() - 4)));
+        } else {
+          paths.add(split(name));
+        }
       }
-      if (paths.size() == 1 && paths.get(0).length == 1 && paths.get(0)[0].equals("_id")) {
-        continue; // no update changes _id
-      }
-      BsonDocument partial = index.getDocument("partialFilterExpression", null);
       if (partial != null) {
         collectFields(partial, paths); // a change there moves the document in or out of it
       }
-      unique.add(paths);
+      judging.add(paths);
     }
-    return new WriteConstraints(List.copyOf(unique), false);
+    return new WriteConstraints(List.copyOf(judging), false);
+  }
+
+  /**
+   * One field (not a wildcard), ascending or descending (a number): it can refuse nothing
+   * unless unique.
+   */
+  private static boolean plainSingleField(BsonDocument key) {
+    return key.size() == 1 && !key.getFirstKey().endsWith("$**")
+        && key.values().iterator().next().isNumber();
+  }
+
+  /** Only {@code _id}, which no merged update changes and a replacement keeps. */
+  private static boolean onlyId(BsonDocument key) {
+    return !key.isEmpty() && key.keySet().stream().allMatch(k -> k.equals("_id"));
+  }
+
+  /** A text index: its weighted fields (any, for {@code $**}) and its language field. */
+  private static void textPaths(BsonDocument index, List<String[]> into) {
+    BsonDocument weights = index.getDocument("weights", null);
+    if (weights == null || weights.containsKey("$**")) {
+      into.add(EVERYTHING);
+      return;
+    }
+    for (String field : weights.keySet()) {
+      into.add(split(field));
+    }
+    into.add(split(index.getString("language_override",
+        new org.bson.BsonString("language")).getValue()));
+  }
+
+  private static String[] split(String path) {
+    return path.split("\\.", -1);
   }
 
   private static void collectFields(BsonDocument filter, List<String[]> into) {
@@ -60,16 +106,16 @@ record WriteConstraints(List<List<String[]>> uniqueIndexes, boolean unknown) {
           }
         }
       } else {
-        into.add(e.getKey().split("\\.", -1));
+        into.add(split(e.getKey()));
       }
     }
   }
 
-  /** The unique indexes (by position) that a change at {@code path} may affect. */
+  /** The indexes (by position) that a change at {@code path} may affect. */
   List<Integer> indexesTouchedBy(String[] path) {
     List<Integer> touched = new ArrayList<>();
-    for (int i = 0; i < uniqueIndexes.size(); i++) {
-      for (String[] indexed : uniqueIndexes.get(i)) {
+    for (int i = 0; i < indexes.size(); i++) {
+      for (String[] indexed : indexes.get(i)) {
         if (overlap(indexed, path)) {
           touched.add(i);
           break;

@@ -5,7 +5,10 @@ import java.time.Duration;
 /**
  * The write was sent but its outcome is unknown: the connection broke or timed out after
  * sending, or the server applied it but could not confirm the write concern. It may or may
- * not have been applied.
+ * not have been applied. Group commit also answers with it a writer whose change went out in
+ * a merged write when an index created since the collection's indexes were read may have
+ * refused its update alone (a later caller of the round changed the same index's paths, so
+ * the state it would have stored alone never reached the server).
  *
  * <p>Not retried, on purpose. Re-reading and applying the mutation again is only safe if the
  * first write did not happen; if it did, the version has moved, the retry reads the new state

@@ -14,6 +14,7 @@ final class MemoryLeaseStore implements LeaseStore {
 
   private final Map<String, Held> held = new HashMap<>();
   private final Map<String, Long> tops = new HashMap<>();
+  private final Map<String, Integer> grants = new HashMap<>();
   private boolean loseNextTakeReply;
   private long yieldNanos;
 
@@ -23,6 +24,11 @@ final class MemoryLeaseStore implements LeaseStore {
 
   synchronized void askForYields(long nanos) {
     yieldNanos = nanos;
+  }
+
+  /** Takes of {@code key} that were granted a new block (resends not counted). */
+  synchronized int grants(String key) {
+    return grants.getOrDefault(key, 0);
   }
 
   synchronized String holder(String key) {
@@ -42,6 +48,9 @@ final class MemoryLeaseStore implements LeaseStore {
       return Take.busy(Long.MAX_VALUE);
     }
     Grant grant = current != null ? current.grant() : mint(key, block);
+    if (current == null) {
+      grants.merge(key, 1, Integer::sum);
+    }
     held.put(key, new Held(owner, attempt, grant));
     if (loseNextTakeReply) {
       loseNextTakeReply = false;

@@ -15,6 +15,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +60,43 @@ class LoneLockedRoundTripsTest {
       assertThat(library).as("LockedUpdater %s against by hand %s", library, hand)
           .hasSizeLessThanOrEqualTo(hand.size());
       assertThat(docs.find().first().getInteger("n")).isEqualTo(4);
+    }
+  }
+
+  /**
+   * A batch that releases while callers of its process are queued keeps the lease for the next
+   * batch (a turn): two batches in a row take the lock once and release it once.
+   */
+  @Test
+  void theNextBatchOfTheProcessHoldsTheLeaseWithoutTakingTheLockAgain() throws Exception {
+    MongoDatabase db = client.getDatabase(TestMongo.freshDatabase("LockedTurn").getName());
+    MongoCollection<Document> docs = db.getCollection("docs");
+    docs.insertOne(new Document("_id", 1).append("n", 0).append("version", 0L));
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try (MongoLeaseLockService locks = MongoLeaseLockService.builder(db, "docs_locks")
+        .handoffSlice(Duration.ofSeconds(10)).build()) {
+      LockedUpdater updater = LockedUpdater.builder(docs, locks).build();
+      Mutator inc = d -> Mutation.update(new Document("$inc", new Document("n", 1)));
+      updater.updateOne(1, inc); // warm up (index, first lock document)
+      sent.clear();
+      List<Future<UpdateOutcome>> others = new ArrayList<>();
+      UpdateOutcome first = updater.updateOne(1, d -> {
+        for (int i = others.size(); i < 3; i++) {
+          others.add(pool.submit(() -> updater.updateOne(1, inc)));
+        }
+        LockedTesting.waitUntil(() -> updater.waiting(1) == 3);
+        return inc.mutate(d);
+      });
+      for (Future<UpdateOutcome> f : others) {
+        assertThat(f.get(10, TimeUnit.SECONDS).written()).isTrue();
+      }
+      assertThat(first.written()).isTrue();
+      long lockCommands = sent.stream().filter(c -> c.equals("findAndModify docs_locks")).count();
+      assertThat(lockCommands).as("one take and one release for both batches: %s", sent)
+          .isEqualTo(2);
+      assertThat(docs.find().first().getInteger("n")).isEqualTo(5);
+    } finally {
+      pool.shutdownNow();
     }
   }
 

@@ -187,9 +187,9 @@ class MergedWriteTest {
 
   @Test
   void aReplacementJoinsOnlyAsTheFirstWriter() {
-    assertThat(new Round("{_id: 1}").merged.addReplacement()).isFalse();
+    assertThat(new Round("{_id: 1}").merged.addReplacement(new BsonDocument())).isFalse();
     MergedWrite replacing = MergedWrite.ofReplacement();
-    assertThat(replacing.addReplacement()).isTrue();
+    assertThat(replacing.addReplacement(new BsonDocument())).isTrue();
     assertThat(replacing.add(BsonDocument.parse("{$mul: {n: 2}}"), new BsonDocument())).isTrue();
     assertThat(replacing.replacing()).isTrue();
   }

@@ -51,15 +51,23 @@ final class LockScripts {
 
   /**
    * The first token of a block of {@code block} (> 0), or minus the holder's remaining lease in
-   * ms, or 0 if it has no expiry; {@code holder} is "owner:attempt".
+   * ms (or the time {@code owner} still yields to another owner), or 0 if it has no expiry;
+   * {@code holder} is "owner:attempt"; {@code queued}: the caller waits if the key is busy.
    */
-  CompletableFuture<Long> acquire(String lockKey, String holder, long leaseMillis, int block) {
-    return run(acquire, new String[] {lockKey}, holder, Long.toString(leaseMillis), Integer.toString(block));
+  CompletableFuture<Long> acquire(String lockKey, String holder, long leaseMillis, int block,
+      String owner, boolean queued) {
+    return run(acquire, new String[] {lockKey}, holder, Long.toString(leaseMillis),
+        Integer.toString(block), owner, queued ? "1" : "0");
   }
 
-  /** 1 when released, 0 when the key no longer holds {@code holder}. */
-  CompletableFuture<Long> release(String lockKey, String holder, String channel, long keepMillis) {
-    return run(release, new String[] {lockKey}, holder, channel, Long.toString(keepMillis));
+  /**
+   * 1 when released, 0 when the key no longer holds {@code holder}; {@code owner} yields
+   * {@code yieldMillis} when another owner waited meanwhile.
+   */
+  CompletableFuture<Long> release(String lockKey, String holder, String channel, long keepMillis,
+      String owner, long yieldMillis) {
+    return run(release, new String[] {lockKey}, holder, channel, Long.toString(keepMillis),
+        owner, Long.toString(yieldMillis));
   }
 
   /** 1 when renewed, 0 when the key no longer holds {@code value} ("owner:attempt"). */

@@ -46,6 +46,13 @@ final class RedisLeaseStore implements LeaseStore {
   private static final Logger log = LoggerFactory.getLogger(RedisLeaseStore.class);
   /** How long a released key keeps its token count: far longer than the millisecond it needs. */
   static final Duration KEEP_FREED = Duration.ofSeconds(1);
+  /**
+   * How long a process that releases a key another process waited for leaves it to that one
+   * (see {@code release.lua}): the waiter is woken by the release message and takes within a
+   * round trip; if it does not (it left, or lost the message), the yielding process takes the
+   * key once this has passed. At most {@link #KEEP_FREED}.
+   */
+  static final Duration YIELD = Duration.ofMillis(20);
 
   private final LockScripts scripts;
   private final ReleaseWaker waker;
@@ -78,7 +85,8 @@ final class RedisLeaseStore implements LeaseStore {
 
   @Override
   public Take take(String key, String owner, String attempt, int block, boolean queued) {
-    long result = await(scripts.acquire(redisKey(keyPrefix, key), owner + ":" + attempt, leaseMs, block), key);
+    long result = await(scripts.acquire(redisKey(keyPrefix, key), owner + ":" + attempt, leaseMs,
+        block, owner, queued), key);
     if (result > 0) {
       return new Take(new Grant(result, result + block - 1), 0);
     }
@@ -95,7 +103,8 @@ final class RedisLeaseStore implements LeaseStore {
   public long release(String key, String owner, String attempt, Grant grant) {
     String holder = owner + ":" + attempt;
     String lockKey = redisKey(keyPrefix, key);
-    CompletableFuture<Long> reply = scripts.release(lockKey, holder, lockKey, KEEP_FREED.toMillis());
+    CompletableFuture<Long> reply = scripts.release(lockKey, holder, lockKey, KEEP_FREED.toMillis(),
+        owner, YIELD.toMillis());
     releasesInFlight.add(reply); // before whenComplete, so the removal always comes after
     reply.whenComplete((result, error) -> {
       releasesInFlight.remove(reply);

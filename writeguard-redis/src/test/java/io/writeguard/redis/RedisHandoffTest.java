@@ -52,7 +52,7 @@ class RedisHandoffTest {
   private RedisLockService service(int batch) {
     RedisLockService s = RedisLockService.builder().client(client).keyPrefix(prefix)
         .owner("node-" + services.size()).handoffBatch(batch)
-        .handoffSlice(Duration.ofSeconds(30)).build();
+        .handoffSlice(Duration.ofSeconds(15)).build();
     services.add(s);
     return s;
   }

@@ -59,7 +59,7 @@ class RedisLockBuilderTest {
   void refusesARenewIntervalNotShorterThanTheLease() {
     assertThatThrownBy(() -> valid().lease(Duration.ofSeconds(5)).renewInterval(Duration.ofSeconds(5)).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("renewInterval must be shorter than lease PT5S, was PT5S");
+        .hasMessage("renewInterval must be shorter than the lease (PT5S), was PT5S");
     assertThatThrownBy(() -> valid().renewInterval(Duration.ofSeconds(-1)).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("renewInterval must be positive, was PT-1S");
   }
@@ -80,5 +80,10 @@ class RedisLockBuilderTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handoffBatch must be >= 1, was 0");
     assertThatThrownBy(() -> valid().handoffSlice(Duration.ZERO).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handoffSlice must be positive");
+    assertThatThrownBy(() -> valid().lease(Duration.ofSeconds(2)).renewInterval(Duration.ofMillis(500))
+        .handoffSlice(Duration.ofMillis(1001)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("handoffSlice must be at most half the lease")
+        .hasMessageContaining("PT1.001S").hasMessageContaining("PT2S");
   }
 }

@@ -97,11 +97,11 @@ class RedisTokenAndAttemptTest {
   void aTakeSentAgainFindsItsOwnAttemptAndGetsTheSameTokens() throws Exception {
     LockScripts scripts = new LockScripts(connection.async());
     scripts.load();
-    long first = scripts.acquire(prefix + "{doc}", "me:7", 10_000, 4).get();
+    long first = scripts.acquire(prefix + "{doc}", "me:7", 10_000, 4, "me", true).get();
     assertThat(first).isPositive();
-    assertThat(scripts.acquire(prefix + "{doc}", "me:7", 10_000, 4).get()).as("the same attempt again").isEqualTo(first);
-    assertThat(scripts.acquire(prefix + "{doc}", "me:8", 10_000, 4).get()).as("another attempt: busy").isNegative();
-    assertThat(scripts.release(prefix + "{doc}", "me:7", prefix + "{doc}", 1000).get()).isEqualTo(1L);
+    assertThat(scripts.acquire(prefix + "{doc}", "me:7", 10_000, 4, "me", true).get()).as("the same attempt again").isEqualTo(first);
+    assertThat(scripts.acquire(prefix + "{doc}", "me:8", 10_000, 4, "me", true).get()).as("another attempt: busy").isNegative();
+    assertThat(scripts.release(prefix + "{doc}", "me:7", prefix + "{doc}", 1000, "me", 20).get()).isEqualTo(1L);
   }
 
   /** Regression: a take applied at Redis whose reply was lost blocked the key for a whole lease. */
