@@ -232,6 +232,11 @@ final class Round {
     return List.of();
   }
 
+  /** The version the round read (empty: not read, or a legacy document). */
+  OptionalLong readVersion() {
+    return expected == null ? OptionalLong.empty() : expected;
+  }
+
   private Store.WriteResult send(Bson filter, Caller first, long base) {
     batch.setInterruptAside();
     if (writers > 1 && merged.replacing()) {
