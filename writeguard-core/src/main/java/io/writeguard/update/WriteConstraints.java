@@ -77,18 +77,29 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
     return !key.isEmpty() && key.keySet().stream().allMatch(k -> k.equals("_id"));
   }
 
-  /** A text index: its weighted fields (any, for {@code $**}) and its language field. */
+  /**
+   * A text index: its weighted fields (any, for {@code $**}) and its language field, at the
+   * top level and in every embedded document on the way to a weighted field (the server takes
+   * the language of each document it descends into there, and refuses an unsupported one).
+   */
   private static void textPaths(BsonDocument index, List<String[]> into) {
     BsonDocument weights = index.getDocument("weights", null);
     if (weights == null || weights.containsKey("$**")) {
       into.add(EVERYTHING);
       return;
     }
+    String language = index.getString("language_override",
+        new org.bson.BsonString("language")).getValue();
+    into.add(split(language));
     for (String field : weights.keySet()) {
-      into.add(split(field));
+      String[] weighted = split(field);
+      into.add(weighted);
+      for (int depth = 1; depth < weighted.length; depth++) {
+        String[] inside = java.util.Arrays.copyOf(weighted, depth + 1);
+        inside[depth] = language;
+        into.add(inside);
+      }
     }
-    into.add(split(index.getString("language_override",
-        new org.bson.BsonString("language")).getValue()));
   }
 
   private static String[] split(String path) {
