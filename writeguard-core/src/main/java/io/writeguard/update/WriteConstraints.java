@@ -22,12 +22,12 @@ import org.bson.BsonValue;
  * refuse nothing. (A collection validator, which a {@code MongoCollection} cannot list, judges
  * only the round's final document: see the group-commit docs.) Immutable and thread-safe.
  */
-record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
+record WriteConstraints(List<List<String[]>> indexes, List<Boolean> byValue, boolean unknown) {
   /** Nothing checked: every merge the rules allow is exact. */
-  static final WriteConstraints NONE = new WriteConstraints(List.of(), false);
+  static final WriteConstraints NONE = new WriteConstraints(List.of(), List.of(), false);
 
   /** Unknown (they could not be read): nothing is merged. */
-  static final WriteConstraints UNKNOWN = new WriteConstraints(List.of(), true);
+  static final WriteConstraints UNKNOWN = new WriteConstraints(List.of(), List.of(), true);
 
   /** The whole document, for an index that may look at any field. */
   private static final String[] EVERYTHING = new String[0];
@@ -35,6 +35,7 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
   /** The constraints described by the collection's {@code listIndexes} answers. */
   static WriteConstraints of(Iterable<BsonDocument> indexes) {
     List<List<String[]>> judging = new ArrayList<>();
+    List<Boolean> byValue = new ArrayList<>();
     for (BsonDocument index : indexes) {
       BsonDocument key = index.getDocument("key", new BsonDocument());
       BsonDocument partial = index.getDocument("partialFilterExpression", null);
@@ -59,8 +60,9 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
         collectFields(partial, paths); // a change there moves the document in or out of it
       }
       judging.add(paths);
+      byValue.add(unique || partial != null);
     }
-    return new WriteConstraints(List.copyOf(judging), false);
+    return new WriteConstraints(List.copyOf(judging), List.copyOf(byValue), false);
   }
 
   /**
@@ -134,6 +136,20 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
       }
     }
     return touched;
+  }
+
+  /**
+   * Whether an index can refuse some number at {@code path} whatever else the document holds
+   * (a unique one: a duplicate; a partial one: the number moves the document in or out of
+   * it): true for the version field when a merge's skipped versions could be judged.
+   */
+  boolean judgesNumbersAt(String[] path) {
+    for (int index : indexesTouchedBy(path)) {
+      if (byValue.get(index)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -84,6 +84,21 @@ class WriteConstraintsTest {
   }
 
   @Test
+  void onlyAUniqueOrPartialIndexJudgesTheNumbersAtThePathEveryWriterRaises() {
+    String[] version = {"version"};
+    assertThat(of("{v: 2, key: {owner: 1, version: -1}, name: 'owner_1_version_-1'}")
+        .judgesNumbersAt(version)).as("compound: a number is never one of two arrays").isFalse();
+    assertThat(of("{v: 2, key: {version: 1}, name: 'version_1'}").judgesNumbersAt(version))
+        .isFalse();
+    assertThat(of("{v: 2, key: {owner: 1, version: 1}, name: 'u', unique: true}")
+        .judgesNumbersAt(version)).isTrue();
+    assertThat(of("{v: 2, key: {loc: '2dsphere'}, name: 'p',"
+        + " partialFilterExpression: {version: {$lt: 5}}}").judgesNumbersAt(version)).isTrue();
+    assertThat(of("{v: 2, key: {tag: 1}, name: 'tag_1', unique: true}")
+        .judgesNumbersAt(version)).isFalse();
+  }
+
+  @Test
   void aWildcardTextOrWildcardIndexCoversEveryField() {
     WriteConstraints c = of("{v: 2, key: {_fts: 'text', _ftsx: 1}, name: 'all_text',"
         + " weights: {'$**': 1}}", "{v: 2, key: {'$**': 1}, name: '$**_1'}");
