@@ -33,6 +33,39 @@ class WriteConstraintsReadTest {
         .allSatisfy(p -> assertThat(p).isEqualTo(ReadPreference.primary()));
   }
 
+  @Test
+  void aLoneUpdateReadsNoIndexesAndAMergedRoundReadsThemBeforeAndAfterItsWrite()
+      throws Exception {
+    MongoCollection<Document> docs = TestMongo.freshDatabase("IndexReadCost")
+        .getCollection("docs");
+    docs.insertOne(new Document("_id", "d").append("a", 0).append("b", 0)
+        .append("version", 0L));
+    List<ReadPreference> seen = new CopyOnWriteArrayList<>();
+    MongoStore store = new MongoStore(recording(docs, seen), () -> 0L);
+    VersionedUpdater updater = new VersionedUpdater.Builder(store).build();
+    updater.updateOne("d", c -> Mutation.update(com.mongodb.client.model.Updates.set("a", 1)));
+    assertThat(seen).as("a lone update sends no listIndexes").isEmpty();
+
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      LockedTesting.HeldBatch held = new LockedTesting.HeldBatch(pool,
+          m -> updater.updateOne("d", m), () -> updater.waiting("d"), c -> Mutation.none());
+      var first = held.queue(c -> Mutation.update(com.mongodb.client.model.Updates.set("a", 2)));
+      var second = held.queue(c -> Mutation.update(
+          com.mongodb.client.model.Updates.set("b", 2)));
+      held.release();
+      assertThat(first.get(60, java.util.concurrent.TimeUnit.SECONDS).written()).isTrue();
+      assertThat(second.get(60, java.util.concurrent.TimeUnit.SECONDS).written()).isTrue();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(docs.find().first().getLong("version")).as("merged: one write of two")
+        .isEqualTo(3L);
+    assertThat(seen).as("read when the second writer joined, and after the merged write")
+        .hasSize(2);
+  }
+
   /**
    * {@code real}, and every collection derived from it, recording the read preference of the
    * collection each {@code listIndexes} is called on.
