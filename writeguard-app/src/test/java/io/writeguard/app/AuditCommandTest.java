@@ -152,6 +152,20 @@ class AuditCommandTest {
     assertThat(safe.find(eq("_id", 3)).first().get("version")).isEqualTo(new BsonInt64(42));
   }
 
+  /** Issue 35: --fix turned "9223372036854775807" into a version no update can raise. */
+  @Test
+  void fixNeverWritesAVersionTheNextUpdateCannotRaise() {
+    MongoCollection<BsonDocument> max = database.getCollection("max", BsonDocument.class);
+    insert(max, 1, new BsonString("9223372036854775807"));
+    insert(max, 2, new BsonInt64(Long.MAX_VALUE));
+    String[] args = {"audit", "--mongo-uri", TestMongo.uri(), "--db", database.getName(),
+        "--collection", "max", "--fix"};
+    assertThat(run(args)).as(err).isEqualTo(1);
+    assertThat(out).containsPattern("AT_MAXIMUM +2 +left for a person ");
+    assertThat(max.find(eq("_id", 1)).first().get("version"))
+        .isEqualTo(new BsonString("9223372036854775807"));
+  }
+
   @Test
   void anotherVersionFieldIsAudited() {
     MongoCollection<BsonDocument> revs = database.getCollection("revs", BsonDocument.class);

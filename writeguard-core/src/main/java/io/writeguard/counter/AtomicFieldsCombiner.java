@@ -22,7 +22,7 @@ final class AtomicFieldsCombiner implements Combiner {
       ChangeRecorder recorder) {
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       long[] values = store.read(counterId);
-      long total = ShardPlans.sum(values);
+      long total = ShardValue.total(counterId, values);
       if (total < amount) {
         throw new InsufficientBalanceException(counterId, amount, total);
       }

@@ -19,7 +19,8 @@ import org.bson.conversions.Bson;
 
 /**
  * Shards as documents: {@code {_id: "<counter>#<i>", counter: "<counter>", shard: i,
- * balance: 7}} (int64 value; a missing document counts as 0). The {@code _id} is unambiguous
+ * balance: 7}} (int64 value; a missing document or field counts as 0, any other value is a
+ * {@link CorruptShardException}). The {@code _id} is unambiguous
  * because the shard index after the last {@code #} never contains one.
  *
  * <p>{@link #add} and {@link #tryTake} carry no operation id and are sent once (a lost reply
@@ -116,7 +117,7 @@ final class DocumentShardStore implements ShardStore {
     for (Document doc : Deadline.bounded(collection).find(in("_id", ids))) {
       Integer i = index.get(doc.get("_id"));
       if (i != null) {
-        values[i] = FieldShardStore.asLong(doc.get(field));
+        values[i] = value(counterId, i, doc);
       }
     }
     return values;
@@ -125,6 +126,12 @@ final class DocumentShardStore implements ShardStore {
   @Override
   public long readOne(String counterId, int shard) {
     Document doc = Deadline.bounded(collection).find(eq("_id", shardId(counterId, shard))).first();
-    return doc == null ? 0L : FieldShardStore.asLong(doc.get(field));
+    return doc == null ? 0L : value(counterId, shard, doc);
+  }
+
+  /** The shard's value: 0 when the field is absent, else strictly an integer. */
+  private long value(String counterId, int shard, Document doc) {
+    return doc.containsKey(field) ? ShardValue.of(counterId, shard, "_id \"" + doc.get("_id")
+        + "\", field " + field, doc.get(field)) : 0L;
   }
 }

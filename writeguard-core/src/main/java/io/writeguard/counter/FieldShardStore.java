@@ -16,7 +16,8 @@ import org.bson.conversions.Bson;
 
 /**
  * Shards as fields of one document: {@code {_id: "<counter>", balance_shard_0: 7,
- * balance_shard_1: 3, ...}} (int64 values, a missing field counts as 0). Every write is one
+ * balance_shard_1: 3, ...}} (int64 values, a missing field counts as 0; any other value is a
+ * {@link CorruptShardException}). Every write is one
  * {@code $inc} without an operation id, sent once: a lost reply is a
  * {@link io.writeguard.update.WriteOutcomeUnknownException}, never a second {@code $inc}.
  * Thread-safe.
@@ -90,7 +91,10 @@ final class FieldShardStore implements ShardStore {
     Document doc = Deadline.bounded(collection).find(eq("_id", counterId)).projection(projection).first();
     long[] values = new long[fields.length];
     for (int i = 0; doc != null && i < fields.length; i++) {
-      values[i] = asLong(doc.get(fields[i]));
+      if (doc.containsKey(fields[i])) {
+        values[i] = ShardValue.of(counterId, i, "_id " + doc.get("_id") + ", field " + fields[i],
+            doc.get(fields[i]));
+      }
     }
     return values;
   }
@@ -98,9 +102,5 @@ final class FieldShardStore implements ShardStore {
   @Override
   public long readOne(String counterId, int shard) {
     return read(counterId)[shard];
-  }
-
-  static long asLong(Object value) {
-    return value instanceof Number n ? n.longValue() : 0L;
   }
 }

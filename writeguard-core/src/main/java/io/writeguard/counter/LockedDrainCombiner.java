@@ -1,6 +1,7 @@
 package io.writeguard.counter;
 
 import io.writeguard.idempotency.OpResult;
+import io.writeguard.internal.MustFinish;
 import io.writeguard.internal.Uninterrupted;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
@@ -60,7 +61,8 @@ import org.slf4j.LoggerFactory;
  * the drained amounts out of the counter (never negative, but short). If the server fails
  * mid-drain, everything drained is given back and {@link DecrementFailedException} says
  * nothing was written; if the give-back cannot be confirmed either,
- * {@link StrandedBalanceException} names the amounts. A write the server still holds when its
+ * {@link StrandedBalanceException} names the amounts. Give-backs are not cut by the caller's
+ * deadline: they record takes already applied, so they run under their own budget. A write the server still holds when its
  * reply is lost and that lands after the give-back checked for it can leave the counter short
  * by that take (never over, never negative). When that matters,
  * use {@link CounterLayout#FIELDS} (one atomic update) or run the combine in a transaction on
@@ -151,36 +153,53 @@ final class LockedDrainCombiner implements Combiner {
   }
 
   /**
-   * Gives every take back. Runs to the end even on an interrupted thread: the driver refuses
-   * every call while the interrupt flag is set, so giving up on it would strand the whole
-   * drained amount; each call is sent with the flag set aside and restored after it
-   * ({@link Uninterrupted}; each call is still bounded by the client's timeouts).
+   * Gives every take back. A give-back records a take already applied, so it runs under its own
+   * budget, not the caller's deadline, and with the interrupt set aside ({@link MustFinish}):
+   * a drain that failed because its deadline passed must still return what it took, and the
+   * driver refuses every call of an interrupted thread. One not done when the caller's wait
+   * ends goes on in the background and is reported as returning, not as missing. A give-back
+   * that fails names its take as missing only if that take was applied: certainly (confirmed),
+   * or by the shard's record of it; one whose record cannot be read is in doubt.
    */
   private void giveBack(String counterId, List<Take> takes, Throwable original,
       ChangeRecorder recorder) {
     Map<Integer, Long> stranded = new LinkedHashMap<>();
+    Map<Integer, Long> inDoubt = new LinkedHashMap<>();
+    Map<Integer, Long> returning = new LinkedHashMap<>();
     Throwable last = original;
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
-        OpResult result = send(() -> Uninterrupted.call(() -> store.giveBackOnce(counterId,
-            take.shard(), take.amount(), take.opId(), backId, recorder)));
+        OpResult result = MustFinish.call("giving back " + take.amount() + " to shard "
+            + take.shard() + " of counter '" + counterId + "'", () -> store.giveBackOnce(
+                counterId, take.shard(), take.amount(), take.opId(), backId, recorder));
         if (result == OpResult.NOT_MATCHED && take.confirmed()) {
           // Applied, yet its record is gone (the shard document was deleted or replaced).
           stranded.merge(take.shard(), take.amount(), Long::sum);
         }
       } catch (Throwable e) { // the recorder's undeclared checked exception too
-        if (Uninterrupted.call(() -> recordedDespite(counterId, take.shard(), backId))) {
+        if (recordedDespite(counterId, take.shard(), backId) == Boolean.TRUE) {
           continue; // the reply was lost, the give-back was not
         }
-        log.warn("counter '{}': giving back {} to shard {} failed after {} sends",
-            counterId, take.amount(), take.shard(), SENDS, e);
-        stranded.merge(take.shard(), take.amount(), Long::sum);
+        Boolean taken = take.confirmed() ? Boolean.TRUE
+            : recordedDespite(counterId, take.shard(), take.opId());
+        if (taken == Boolean.FALSE) {
+          continue; // the take never happened: nothing is missing
+        }
         last = e;
+        if (e instanceof MustFinish.Continuing) {
+          // Still being sent; it applies exactly if the take did.
+          returning.merge(take.shard(), take.amount(), Long::sum);
+          continue;
+        }
+        log.warn("counter '{}': giving back {} to shard {} failed", counterId, take.amount(),
+            take.shard(), e);
+        (taken == null ? inDoubt : stranded).merge(take.shard(), take.amount(), Long::sum);
       }
     }
-    if (!stranded.isEmpty()) {
-      StrandedBalanceException e = new StrandedBalanceException(counterId, stranded, last);
+    if (!stranded.isEmpty() || !inDoubt.isEmpty() || !returning.isEmpty()) {
+      StrandedBalanceException e =
+          new StrandedBalanceException(counterId, stranded, inDoubt, returning, last);
       if (original != null && original != last) {
         e.addSuppressed(original);
       }
@@ -188,12 +207,12 @@ final class LockedDrainCombiner implements Combiner {
     }
   }
 
-  /** Whether a write whose every reply was lost is recorded after all; false if unreadable. */
-  private boolean recordedDespite(String counterId, int shard, String opId) {
+  /** Whether the shard records {@code opId}; null when that cannot be read. */
+  private Boolean recordedDespite(String counterId, int shard, String opId) {
     try {
-      return store.recorded(counterId, shard, opId);
+      return Uninterrupted.call(() -> store.recorded(counterId, shard, opId));
     } catch (RuntimeException e) {
-      return false;
+      return null;
     }
   }
 

@@ -112,6 +112,8 @@ public final class ShardedCounter {
    *     applied, and it is not re-sent
    * @throws DecrementFailedException if (documents layout) the server failed mid-drain and
    *     every drained amount was given back: nothing written
+   * @throws CorruptShardException if a shard it reads holds a value that is not an integer
+   *     within int64; nothing written
    * @throws StrandedBalanceException if the server failed mid-combine and the drained amounts
    *     could not be returned
    */
@@ -145,13 +147,22 @@ public final class ShardedCounter {
    * The sum of the shards (0 for a missing counter). With the fields layout this is one atomic
    * read; with documents it sums shard documents read at slightly different moments, so it may
    * mix before and after of concurrent writes, but it is never negative.
+   *
+   * @throws CorruptShardException if a shard holds a value that is not an integer within int64
+   *     (a string, a double, a decimal with a fraction, null): the error names the shard and
+   *     the value, and no total is given
+   * @throws CounterOverflowException if the shards add up to more than int64 holds
    */
   public long total(String counterId) {
     checkId(counterId);
-    return Deadline.within(Deadline.after(deadline), () -> ShardPlans.sum(store.read(counterId)));
+    return Deadline.within(Deadline.after(deadline), () -> ShardValue.total(counterId, store.read(counterId)));
   }
 
-  /** Every shard's value, index = shard number. */
+  /**
+   * Every shard's value, index = shard number.
+   *
+   * @throws CorruptShardException as {@link #total}
+   */
   public List<Long> shardValues(String counterId) {
     checkId(counterId);
     return Deadline.within(Deadline.after(deadline),

@@ -15,6 +15,12 @@ import java.util.function.Supplier;
  * component's own budget (a retry policy's deadline, a lock wait) still applies: the earlier
  * one wins. Nested calls can shorten a deadline, never lengthen it.
  *
+ * <p>Writes that record work already done (an idempotent action's outcome, the release of a
+ * failed action's claim, a counter's give-back, a MongoDB lock's release) are not cut by the
+ * deadline: each has a budget of its own (10 s), the caller waits for it at most twice the
+ * grace past its deadline (past the write's start, when the work it records ended after the
+ * deadline), and one not done by then goes on in the background; the caller is told so.
+ *
  * <p>When the deadline runs out during a write, the caller gets the same outcome-unknown error
  * as for a lost reply ({@code WriteOutcomeUnknownException} from an updater); during a read or
  * a lock wait, the same typed timeout as before ({@code RetriesExhaustedException},

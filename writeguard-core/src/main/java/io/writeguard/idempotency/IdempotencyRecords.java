@@ -14,7 +14,7 @@ import com.mongodb.client.model.Updates;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Deadline;
-import io.writeguard.internal.Uninterrupted;
+import io.writeguard.internal.MustFinish;
 import io.writeguard.update.WriteOutcomes;
 import java.time.Duration;
 import java.util.List;
@@ -32,10 +32,10 @@ import org.slf4j.LoggerFactory;
  * caller that holds it, so a caller whose lease was taken over cannot change the new owner's
  * record. A write whose reply was lost may have been applied: a claim or a completion is sent
  * again with the same token (it matches its own earlier write), a takeover is settled by reading
- * the record. Storing the outcome and deleting a claim are sent with the thread's interrupt set
- * aside ({@link Uninterrupted}) and restored after: the driver refuses every call of an
- * interrupted thread, and an action cancelled as it finished still had its effect. Immutable and
- * thread-safe.
+ * the record. Storing the outcome and deleting a claim record work already done, so they run under
+ * their own budget, not the caller's deadline, with the interrupt set aside
+ * ({@link MustFinish}): an action that ended after the deadline, or was cancelled as it
+ * finished, still had its effect. Immutable and thread-safe.
  */
 final class IdempotencyRecords {
   static final String PENDING = "pending";
@@ -187,47 +187,52 @@ final class IdempotencyRecords {
   }
 
   /**
-   * Stores what the action came to, on the claim we own. Sent with the interrupt set aside
-   * ({@link Uninterrupted}): an action cancelled as it finished (an executor's
-   * {@code shutdownNow}, {@code cancel(true)}) still had its effect, and a driver refuses every
-   * call of an interrupted thread; the flag is the caller's again afterwards.
+   * Stores what the action came to, on the claim we own. It records work already done, so it
+   * runs under its own budget ({@link MustFinish}), not the caller's time left: an action that
+   * ended after the caller's deadline still had its effect, and a claim left pending would let
+   * it run again once its lease ran out. Sent with the interrupt set aside for the same reason
+   * (an action cancelled as it finished still had its effect).
    */
   private void complete(String key, String token, Bson completion, long started) {
-    MongoException last = null;
-    for (int attempt = 1; attempt <= STORE_TRIES; attempt++) {
-      try {
-        // Filtered on our token only, not on "pending": if an earlier try was applied but its
-        // reply was lost, this one matches our own "done" record and rewrites the same outcome.
-        long matched = Uninterrupted.call(() -> Deadline.boundedWrite(collection).updateOne(
-            and(eq("_id", key), eq("owner", token)), completion).getMatchedCount());
-        if (matched == 1) {
-          return;
-        }
-        Duration took = Duration.ofNanos(ticker.nanoTime() - started);
-        throw new OutcomeNotRecordedException(key, "the action took " + took.toMillis()
-            + "ms, its lease of " + lease.toMillis() + "ms ran out and another caller took the"
-            + " key over, so the action may have run twice; make the lease longer", null);
-      } catch (MongoException e) {
-        last = e;
-        log.warn("idempotency key '{}': storing the outcome failed (try {})", key, attempt, e);
-      }
+    long matched;
+    try {
+      // Filtered on our token only, not on "pending": if an earlier send was applied but its
+      // reply was lost, a re-send matches our own "done" record and rewrites the same outcome.
+      matched = MustFinish.call("storing the outcome of idempotency key '" + key + "'",
+          () -> Deadline.boundedWrite(collection).updateOne(
+              and(eq("_id", key), eq("owner", token)), completion).getMatchedCount());
+    } catch (MustFinish.Continuing e) {
+      throw new OutcomeNotRecordedException(key, "the action ran, but storing its outcome was"
+          + " not done when the caller's wait ended; it goes on in the background for up to "
+          + MustFinish.BUDGET.toSeconds() + " s, and until it is done the key stays pending"
+          + " (other callers wait for it)", e);
+    } catch (MongoException e) {
+      throw new OutcomeNotRecordedException(key, "storing it failed; the claim stays until its"
+          + " lease of " + lease.toMillis() + "ms runs out, then the action may run again", e);
     }
-    throw new OutcomeNotRecordedException(key, "storing it failed " + STORE_TRIES
-        + " times; the claim stays until its lease of " + lease.toMillis()
-        + "ms runs out, then the action may run again", last);
+    if (matched == 1) {
+      return;
+    }
+    Duration took = Duration.ofNanos(ticker.nanoTime() - started);
+    throw new OutcomeNotRecordedException(key, "the action took " + took.toMillis()
+        + "ms, its lease of " + lease.toMillis() + "ms ran out and another caller took the"
+        + " key over, so the action may have run twice; make the lease longer", null);
   }
 
   /**
    * Deletes our claim if it is still pending: after the action failed, so a retry can run it at
-   * once, or when a claim is given up (it may have been applied after all). With the interrupt
-   * set aside, since an action that was cancelled often fails with the flag set. A failure to
+   * once, or when a claim is given up (it may have been applied after all). Under its own budget
+   * ({@link MustFinish}): an action that failed after the caller's deadline would otherwise
+   * block its key until the lease runs out; and with the interrupt set aside, since an action
+   * that was cancelled often fails with the flag set. A failure to
    * delete is attached to {@code cause}: the claim then expires with its lease, and what the
    * caller needs is its own failure.
    */
   void release(String key, String token, Throwable cause) {
     try {
-      Uninterrupted.run(() -> Deadline.boundedWrite(collection).deleteOne(
-          and(eq("_id", key), eq("owner", token), eq("state", PENDING))));
+      MustFinish.run("releasing the claim on idempotency key '" + key + "'",
+          () -> Deadline.boundedWrite(collection).deleteOne(
+              and(eq("_id", key), eq("owner", token), eq("state", PENDING))));
     } catch (RuntimeException e) {
       cause.addSuppressed(e);
     }

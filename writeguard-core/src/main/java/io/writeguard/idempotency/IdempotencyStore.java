@@ -63,9 +63,13 @@ import org.slf4j.LoggerFactory;
  * A claim whose reply was lost is sent again with the same token (it matches its own claim);
  * one interrupted on its way is deleted and the caller gets
  * {@link io.writeguard.WriteGuardInterruptedException} without the action having run.
- * Storing the outcome and deleting a failed claim are sent with the thread's interrupt set
- * aside and restored after (the driver refuses every call of an interrupted thread, and an
- * action cancelled as it finished still had its effect).
+ * Storing the outcome and deleting a failed claim record work already done, so they are not
+ * cut by the caller's deadline ({@code Deadlines.within}): they run under their own budget of
+ * 10 s, the caller waits for them at most 500 ms past its deadline (past the action's end when
+ * it ended after the deadline), and one not done by then goes on in the
+ * background while the caller gets {@link OutcomeNotRecordedException} saying so. They are
+ * sent with the thread's interrupt set aside and restored after (the driver refuses every call
+ * of an interrupted thread, and an action cancelled as it finished still had its effect).
  *
  * <p>Expiry is judged on the server clock only, so clients with skewed clocks agree. A lease must
  * outlast the action: when an action runs past its lease, a second caller may run it too.

@@ -7,12 +7,12 @@ import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LeaseChecks;
 import io.writeguard.internal.LockArguments;
 import io.writeguard.monitor.WriteGuardListener;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
 import org.bson.Document;
 import org.slf4j.Logger;
@@ -77,14 +77,18 @@ public final class MongoLeaseLockService implements LockService {
   private final MongoLockStore store;
   private final LeaseLockEngine engine;
   private final String owner;
+  private final LeaseTerms terms;
   private final long staleAfterMs;
 
   private MongoLeaseLockService(Builder b) {
-    this.owner = b.owner != null ? b.owner : ProcessHandle.current().pid() + "-" + UUID.randomUUID();
+    this.owner = b.owner != null ? b.owner : LeaseChecks.defaultOwner();
+    Duration renewInterval = LeaseChecks.watchdogInterval(b.lease, b.renewInterval, b.watchdog);
+    this.terms = new LeaseTerms(b.lease, Optional.ofNullable(renewInterval), b.handoffBatch,
+        b.handoffSlice, b.maxKeyLength);
     this.staleAfterMs = b.staleAfter.toMillis();
     Backoff backoff = Backoff.exponential(b.minBackoff, b.maxBackoff);
     this.store = new MongoLockStore(b.collection, b.lease.toMillis(), backoff, b.sleeper);
-    this.engine = new LeaseLockEngine(new LeaseLockEngine.Settings(BACKEND, owner, b.lease, b.renewInterval,
+    this.engine = new LeaseLockEngine(new LeaseLockEngine.Settings(BACKEND, owner, b.lease, renewInterval,
         b.handoffBatch, b.handoffSlice, b.maxKeyLength, b.ticker, b.sleeper, b.listener), b.storeView.apply(store));
     if (b.cleanupInterval != null) {
       engine.every(b.cleanupInterval, this::cleanQuietly);
@@ -111,6 +115,11 @@ public final class MongoLeaseLockService implements LockService {
   /** This service's owner id, as stored in the {@code owner} field of the locks it holds. */
   public String owner() {
     return owner;
+  }
+
+  /** The lease settings this service runs with, defaults filled in. */
+  public LeaseTerms leaseTerms() {
+    return terms;
   }
 
   /**
@@ -185,17 +194,17 @@ public final class MongoLeaseLockService implements LockService {
    */
   public static final class Builder {
     private final MongoCollection<?> collection;
-    private Duration lease = Duration.ofSeconds(30);
+    private Duration lease = LeaseChecks.DEFAULT_LEASE;
     private Duration renewInterval;
-    private boolean renewIntervalSet;
+    private boolean watchdog = true;
     private String owner;
     private WriteGuardListener listener = WriteGuardListener.NOOP;
     private Ticker ticker = Ticker.system();
     private Sleeper sleeper = Sleeper.system();
     private Duration minBackoff = Duration.ofMillis(5);
     private Duration maxBackoff = Duration.ofMillis(50);
-    private int handoffBatch = 32;
-    private Duration handoffSlice = Duration.ofMillis(20);
+    private int handoffBatch = LeaseChecks.DEFAULT_HANDOFF_BATCH;
+    private Duration handoffSlice = LeaseChecks.DEFAULT_HANDOFF_SLICE;
     private boolean handoffSliceSet;
     private int maxKeyLength = 256;
     private Duration cleanupInterval = Duration.ofMinutes(10);
@@ -208,7 +217,7 @@ public final class MongoLeaseLockService implements LockService {
 
     /** How long a holder keeps the lock without renewing it; default 30 s. */
     public Builder lease(Duration lease) {
-      this.lease = Checks.positive("lease", lease);
+      this.lease = LeaseChecks.lease(lease);
       return this;
     }
 
@@ -217,21 +226,36 @@ public final class MongoLeaseLockService implements LockService {
      * third of the lease.
      */
     public Builder renewInterval(Duration renewInterval) {
-      this.renewInterval = Checks.positive("renewInterval", renewInterval);
-      this.renewIntervalSet = true;
+      this.renewInterval = LeaseChecks.renewInterval(renewInterval);
+      this.watchdog = true;
       return this;
     }
 
-    /** No watchdog: a lease is never renewed, so work must finish within it. */
+    /**
+     * No watchdog: a lease is never renewed, so work must finish within it. The same name as
+     * the Redis lock's builder.
+     */
+    public Builder withoutWatchdog() {
+      this.watchdog = false;
+      return this;
+    }
+
+    /**
+     * No watchdog.
+     *
+     * @deprecated use {@link #withoutWatchdog()}, the name both lease-lock builders share
+     */
+    @Deprecated
     public Builder noRenewal() {
-      this.renewInterval = null;
-      this.renewIntervalSet = true;
-      return this;
+      return withoutWatchdog();
     }
 
-    /** Stored as {@code owner}; must be unique per service instance. Default: pid + random UUID. */
+    /**
+     * Stored as {@code owner}; must be unique per service instance. Default: {@code pid@host}
+     * plus a random suffix.
+     */
     public Builder owner(String owner) {
-      this.owner = Checks.notBlank("owner", owner);
+      this.owner = LeaseChecks.owner(owner);
       return this;
     }
 
@@ -269,7 +293,7 @@ public final class MongoLeaseLockService implements LockService {
      * before it is released for real; 1 disables local hand-off. Default 32.
      */
     public Builder handoffBatch(int handoffBatch) {
-      this.handoffBatch = Checks.atLeast("handoffBatch", handoffBatch, 1);
+      this.handoffBatch = LeaseChecks.handoffBatch(handoffBatch, Integer.MAX_VALUE, "");
       return this;
     }
 
@@ -280,14 +304,14 @@ public final class MongoLeaseLockService implements LockService {
      * longer for the key. Positive and, when set, at most half the lease.
      */
     public Builder handoffSlice(Duration handoffSlice) {
-      this.handoffSlice = Checks.positive("handoffSlice", handoffSlice);
+      this.handoffSlice = LeaseChecks.handoffSlice(handoffSlice);
       this.handoffSliceSet = true;
       return this;
     }
 
     /** Longest accepted key; default 256 (a lock {@code _id} must stay a small index key). */
     public Builder maxKeyLength(int maxKeyLength) {
-      this.maxKeyLength = Checks.atLeast("maxKeyLength", maxKeyLength, 1);
+      this.maxKeyLength = LeaseChecks.maxKeyLength(maxKeyLength);
       return this;
     }
 
@@ -314,20 +338,7 @@ public final class MongoLeaseLockService implements LockService {
     }
 
     public MongoLeaseLockService build() {
-      if (!renewIntervalSet) {
-        renewInterval = lease.dividedBy(3);
-      }
-      if (lease.toMillis() < 1) {
-        throw new IllegalArgumentException("lease must be at least 1ms (stored in ms), was " + lease);
-      }
-      if (renewInterval != null && renewInterval.compareTo(lease) >= 0) {
-        throw new IllegalArgumentException("renewInterval must be shorter than the lease, was "
-            + renewInterval + " with lease " + lease);
-      }
-      if (renewInterval != null && renewInterval.isZero()) {
-        throw new IllegalArgumentException("renewInterval must be positive, was " + renewInterval
-            + " (a third of lease " + lease + ")");
-      }
+      LeaseChecks.watchdogInterval(lease, renewInterval, watchdog);
       LockArguments.checkTurn(handoffSlice, handoffSliceSet, lease);
       if (minBackoff.compareTo(maxBackoff) > 0) {
         throw new IllegalArgumentException("minBackoff must not exceed maxBackoff, was "

@@ -27,6 +27,7 @@ import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Backoff;
 import io.writeguard.internal.Deadline;
 import io.writeguard.internal.LockArguments;
+import io.writeguard.internal.MustFinish;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
@@ -193,8 +194,10 @@ final class MongoLockStore implements LeaseStore {
    */
   @Override
   public long release(String key, String owner, String attempt, Grant grant) {
-    Document before = Deadline.boundedWrite(locks).findOneAndUpdate(commands.ours(key, owner, attempt),
-        commands.release(), releaseOptions);
+    // Records that the holder is done: under its own budget, not the caller's (MustFinish).
+    Document before = MustFinish.call("releasing lock '" + LockArguments.shorten(key) + "'",
+        () -> Deadline.boundedWrite(locks).findOneAndUpdate(commands.ours(key, owner, attempt),
+            commands.release(), releaseOptions));
     if (before == null) {
       return 0;
     }
@@ -206,7 +209,9 @@ final class MongoLockStore implements LeaseStore {
 
   @Override
   public void abandon(String key, String owner, String attempt) {
-    Deadline.boundedWrite(locks).updateOne(commands.ours(key, owner, attempt), commands.release());
+    MustFinish.run("abandoning the take of lock '" + LockArguments.shorten(key) + "'",
+        () -> Deadline.boundedWrite(locks).updateOne(commands.ours(key, owner, attempt),
+            commands.release()));
   }
 
   /** A busy head polls: bounded exponential backoff, jittered, capped by the remaining wait. */

@@ -7,7 +7,8 @@ import java.util.Objects;
  * A stored document's version field cannot be used for optimistic writes: it is missing (and
  * the {@link VersionPolicy} refuses legacy documents), {@code null}, not an integer, negative,
  * or at {@code Long.MAX_VALUE}. Nothing was written. Repair the collection with
- * {@code writeguard audit --fix}. Immutable and thread-safe.
+ * {@code writeguard audit --fix}, except a version at the maximum, which needs a person.
+ * Immutable and thread-safe.
  */
 public class InvalidVersionException extends WriteGuardException {
   private static final long serialVersionUID = 1L;
@@ -24,7 +25,10 @@ public class InvalidVersionException extends WriteGuardException {
   public InvalidVersionException(Object documentId, String field, Problem problem, String found) {
     super("document _id=" + documentId + " has no usable version field '" + field + "': "
         + describe(problem) + " (found: " + found + "); the version must be a non-negative"
-        + " int64; nothing was written; repair with `writeguard audit --fix`");
+        + " int64; nothing was written; " + (problem == Problem.AT_MAXIMUM
+            ? "`writeguard audit` reports it as AT_MAXIMUM, which needs a person (--fix never"
+                + " writes a version the next update cannot raise)"
+            : "repair with `writeguard audit --fix`"));
     this.documentId = documentId;
     this.field = Objects.requireNonNull(field, "field");
     this.problem = Objects.requireNonNull(problem, "problem");

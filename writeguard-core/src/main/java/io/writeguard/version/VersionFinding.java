@@ -11,7 +11,8 @@ import org.bson.BsonType;
 import org.bson.BsonValue;
 
 /**
- * One document whose version field is not a non-negative int64: its {@code _id}, the exact value
+ * One document whose version field is not a usable int64 (zero or more, below
+ * {@code Long.MAX_VALUE - 1}): its {@code _id}, the exact value
  * read (absent for {@link VersionProblem#MISSING}), the kind of problem and, for fixable kinds,
  * the int64 it would be repaired to. Immutable and thread-safe.
  */
@@ -33,7 +34,8 @@ public final class VersionFinding {
    *
    * @param id the document's {@code _id}
    * @param value the version field's value, or Java {@code null} when the field is absent
-   * @return the finding, or empty when the value is a healthy non-negative int64
+   * @return the finding, or empty when the value is a healthy int64: zero or more, and below
+   *     {@code Long.MAX_VALUE - 1}, so the next update can raise it
    */
   public static Optional<VersionFinding> classify(BsonValue id, BsonValue value) {
     Objects.requireNonNull(id, "id must not be null");
@@ -43,6 +45,9 @@ public final class VersionFinding {
     switch (value.getBsonType()) {
       case INT64: {
         long v = value.asInt64().getValue();
+        if (v >= VersionProblem.FIRST_UNUSABLE) {
+          return finding(id, value, VersionProblem.AT_MAXIMUM, null);
+        }
         return v >= 0 ? Optional.empty() : finding(id, value, VersionProblem.NEGATIVE, null);
       }
       case NULL:
@@ -82,7 +87,10 @@ public final class VersionFinding {
       return finding(id, value, VersionProblem.OTHER_STRING, null);
     }
     try {
-      return finding(id, value, VersionProblem.DIGIT_STRING, Long.parseLong(s));
+      long v = Long.parseLong(s);
+      // A fix must never write a version the next update cannot raise.
+      return v >= VersionProblem.FIRST_UNUSABLE ? finding(id, value, VersionProblem.AT_MAXIMUM,
+          null) : finding(id, value, VersionProblem.DIGIT_STRING, v);
     } catch (NumberFormatException tooBig) {
       return finding(id, value, VersionProblem.OUT_OF_RANGE, null);
     }

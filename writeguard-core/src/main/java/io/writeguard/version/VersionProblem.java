@@ -3,7 +3,8 @@ package io.writeguard.version;
 /**
  * What is wrong with one document's version field, as found by {@link VersionAuditor}.
  *
- * <p>A healthy version is a BSON int64 (Java {@code long}) that is zero or more. The first five
+ * <p>A healthy version is a BSON int64 (Java {@code long}) that is zero or more and below
+ * {@code Long.MAX_VALUE - 1}, so the next update can raise it. The first five
  * kinds have exactly one safe meaning and {@link VersionAuditor#fix()} repairs them to an int64;
  * the rest need a person, because any automatic choice could move a version backwards or merge
  * two different histories.
@@ -36,7 +37,16 @@ public enum VersionProblem {
   /** Any other string ("abc", "-1", " 7", "1e3"). Needs a person. */
   OTHER_STRING(false, "non-numeric string"),
   /** Any other BSON type: ObjectId, boolean, array, document, date, decimal128... Needs a person. */
-  OTHER_TYPE(false, "other BSON type");
+  OTHER_TYPE(false, "other BSON type"),
+  /**
+   * An int64 (or a digit string) of {@code Long.MAX_VALUE - 1} or more: the next update would
+   * overflow it (a locked update's claim and its write are two increments), so every update
+   * refuses the document. Never written by a fix. Needs a person.
+   */
+  AT_MAXIMUM(false, "at the int64 maximum: the next update would overflow");
+
+  /** The lowest version no update can raise safely: a claim and a write need two increments. */
+  static final long FIRST_UNUSABLE = Long.MAX_VALUE - 1;
 
   private final boolean fixable;
   private final String description;

@@ -26,6 +26,7 @@ public final class StallingProxy implements AutoCloseable {
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private volatile boolean stalled;
   private volatile boolean closed;
+  private volatile long delayNanos;
 
   public StallingProxy(String targetHost, int targetPort) {
     this.targetHost = targetHost;
@@ -61,6 +62,15 @@ public final class StallingProxy implements AutoCloseable {
     stalled = true;
   }
 
+  /**
+   * Holds every chunk {@code oneWay} before forwarding it, in both directions: a server that
+   * far away (a round trip of twice that, at least).
+   */
+  public StallingProxy delay(java.time.Duration oneWay) {
+    delayNanos = oneWay.toNanos();
+    return this;
+  }
+
   /** Forwards again, held bytes first. */
   public void resume() {
     stalled = false;
@@ -90,6 +100,10 @@ public final class StallingProxy implements AutoCloseable {
       while ((n = in.read(buffer)) >= 0) {
         while (stalled && !closed) {
           Thread.sleep(5);
+        }
+        long delay = delayNanos;
+        if (delay > 0) {
+          java.util.concurrent.TimeUnit.NANOSECONDS.sleep(delay);
         }
         out.write(buffer, 0, n);
         out.flush();

@@ -41,7 +41,13 @@ class VersionFindingTest {
     assertKind(new BsonDouble(0x1p62), VersionProblem.INTEGRAL_DOUBLE, 1L << 62);
     assertKind(new BsonString("12"), VersionProblem.DIGIT_STRING, 12L);
     assertKind(new BsonString("007"), VersionProblem.DIGIT_STRING, 7L);
-    assertKind(new BsonString("9223372036854775807"), VersionProblem.DIGIT_STRING, Long.MAX_VALUE);
+    assertKind(new BsonString("9223372036854775805"), VersionProblem.DIGIT_STRING,
+        Long.MAX_VALUE - 2);
+    // A fix must not write a version the next update cannot raise (issue 35).
+    assertKind(new BsonString("9223372036854775807"), VersionProblem.AT_MAXIMUM, null);
+    assertKind(new BsonString("9223372036854775806"), VersionProblem.AT_MAXIMUM, null);
+    assertKind(new BsonInt64(Long.MAX_VALUE), VersionProblem.AT_MAXIMUM, null);
+    assertKind(new BsonInt64(Long.MAX_VALUE - 1), VersionProblem.AT_MAXIMUM, null);
 
     assertKind(new BsonInt64(-1), VersionProblem.NEGATIVE, null);
     assertKind(new BsonInt32(-1), VersionProblem.NEGATIVE, null);
@@ -66,7 +72,7 @@ class VersionFindingTest {
   @Test
   void healthyVersionsAreNotFindings() {
     assertThat(VersionFinding.classify(ID, new BsonInt64(0))).isEmpty();
-    assertThat(VersionFinding.classify(ID, new BsonInt64(Long.MAX_VALUE))).isEmpty();
+    assertThat(VersionFinding.classify(ID, new BsonInt64(Long.MAX_VALUE - 2))).isEmpty();
   }
 
   @Test
@@ -97,7 +103,10 @@ class VersionFindingTest {
   @MethodSource("anyLong")
   void everyNonNegativeLongIsHealthyAndEveryNegativeOneIsNot(long v) {
     Optional<VersionFinding> f = VersionFinding.classify(ID, new BsonInt64(v));
-    if (v >= 0) {
+    if (v >= Long.MAX_VALUE - 1) {
+      // the next update could not raise it (issue 35)
+      assertThat(f.orElseThrow().problem()).isEqualTo(VersionProblem.AT_MAXIMUM);
+    } else if (v >= 0) {
       assertThat(f).isEmpty();
     } else {
       assertThat(f.orElseThrow().problem()).isEqualTo(VersionProblem.NEGATIVE);
@@ -107,22 +116,32 @@ class VersionFindingTest {
   @PropertyTest
   @MethodSource("nonNegativeLong")
   void digitStringsAndIntegralDoublesRepairToTheirOwnValue(long v) {
-    assertThat(finding(new BsonString(Long.toString(v))).repairedVersion()).hasValue(v);
+    if (v >= Long.MAX_VALUE - 1) {
+      assertThat(finding(new BsonString(Long.toString(v))).repairedVersion()).isEmpty();
+    } else {
+      assertThat(finding(new BsonString(Long.toString(v))).repairedVersion()).hasValue(v);
+    }
     double d = (double) v;
     if (d < 0x1p63) {
       assertThat(finding(new BsonDouble(d)).repairedVersion()).hasValue((long) d);
     }
   }
 
-  /** Any ASCII digits, leading zeros and all: repaired to their value if it fits a long. */
+  /**
+   * Any ASCII digits, leading zeros and all: repaired to their value if the next update can
+   * raise it (below {@code Long.MAX_VALUE - 1}).
+   */
   @PropertyTest
   @MethodSource("digitStrings")
   void everyDigitStringIsRepairableExactlyWhenItFitsALong(String digits) {
     VersionFinding f = finding(new BsonString(digits));
     BigInteger value = new BigInteger(digits);
-    if (value.bitLength() < 64) {
+    if (value.compareTo(BigInteger.valueOf(Long.MAX_VALUE - 1)) < 0) {
       assertThat(f.problem()).isEqualTo(VersionProblem.DIGIT_STRING);
       assertThat(f.repairedVersion()).hasValue(value.longValueExact());
+    } else if (value.bitLength() < 64) {
+      assertThat(f.problem()).isEqualTo(VersionProblem.AT_MAXIMUM);
+      assertThat(f.repairedVersion()).isEmpty();
     } else {
       assertThat(f.problem()).isEqualTo(VersionProblem.OUT_OF_RANGE);
       assertThat(f.repairedVersion()).isEmpty();
@@ -140,6 +159,7 @@ class VersionFindingTest {
   static Stream<Named<String>> digitStrings() {
     return Generated.cases(Gen.digitStrings(1, 25)
         .withEdges("9223372036854775807", "9223372036854775808", "09223372036854775807",
+            "9223372036854775806", "9223372036854775805",
             "18446744073709551616", "0000000000000000000000000"));
   }
 

@@ -7,21 +7,21 @@ import io.writeguard.Sleeper;
 import io.writeguard.Ticker;
 import io.writeguard.WriteGuardInterruptedException;
 import io.writeguard.internal.Checks;
+import io.writeguard.internal.LeaseChecks;
 import io.writeguard.internal.LockArguments;
 import io.writeguard.lock.LeaseLockEngine;
 import io.writeguard.lock.LeaseStore;
+import io.writeguard.lock.LeaseTerms;
 import io.writeguard.lock.LockBackendException;
 import io.writeguard.lock.LockHandle;
 import io.writeguard.lock.LockService;
 import io.writeguard.lock.LockTimeoutException;
 import io.writeguard.monitor.WriteGuardListener;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.function.UnaryOperator;
 
@@ -83,6 +83,7 @@ public final class RedisLockService implements LockService {
   private final RedisLeaseStore store;
   private final LeaseLockEngine engine;
   private final String owner;
+  private final LeaseTerms terms;
 
   /** The validated configuration, immutable. */
   private record Settings(
@@ -96,6 +97,8 @@ public final class RedisLockService implements LockService {
     this.ownsClient = ownsClient;
     this.commandTimeout = settings.commandTimeout();
     this.owner = settings.owner();
+    this.terms = new LeaseTerms(settings.lease(), Optional.ofNullable(settings.renewInterval()),
+        settings.handoffBatch(), settings.handoffSlice(), settings.maxKeyLength());
     LockConnections opened = null;
     ReleaseWaker releaseWaker = null;
     LockScripts scripts;
@@ -144,6 +147,11 @@ public final class RedisLockService implements LockService {
   /** This service's owner id, as stored (before {@code :attempt}) in the locks it holds. */
   public String owner() {
     return owner;
+  }
+
+  /** The lease settings this service runs with, defaults filled in. */
+  public LeaseTerms leaseTerms() {
+    return terms;
   }
 
   /**
@@ -200,8 +208,8 @@ public final class RedisLockService implements LockService {
     private RedisClusterClient clusterClient;
     private List<String> clusterUris;
     private String keyPrefix = "wg:lock:";
-    private Duration lease = Duration.ofSeconds(30);
-    private Duration renewInterval = Duration.ofSeconds(10);
+    private Duration lease = LeaseChecks.DEFAULT_LEASE;
+    private Duration renewInterval;
     private boolean watchdog = true;
     private String owner;
     private WriteGuardListener listener = WriteGuardListener.NOOP;
@@ -209,9 +217,9 @@ public final class RedisLockService implements LockService {
     private Duration fallbackRecheck = Duration.ofSeconds(1);
     private int maxKeyLength = 1024;
     private Duration commandTimeout = Duration.ofSeconds(5);
-    private int handoffBatch = 32;
+    private int handoffBatch = LeaseChecks.DEFAULT_HANDOFF_BATCH;
     private UnaryOperator<LeaseStore> storeView = UnaryOperator.identity();
-    private Duration handoffSlice = Duration.ofMillis(20);
+    private Duration handoffSlice = LeaseChecks.DEFAULT_HANDOFF_SLICE;
     private boolean handoffSliceSet;
 
     private Builder() {}
@@ -260,13 +268,16 @@ public final class RedisLockService implements LockService {
 
     /** How long a lock lives without renewal, so a crashed holder never blocks. Default 30 s. */
     public Builder lease(Duration lease) {
-      this.lease = lease;
+      this.lease = LeaseChecks.lease(lease);
       return this;
     }
 
-    /** How often the watchdog renews a held lease; must be shorter than the lease. Default 10 s. */
+    /**
+     * How often the watchdog renews a held lease; must be shorter than the lease. Default: a
+     * third of the lease (10 s with the default lease).
+     */
     public Builder renewInterval(Duration renewInterval) {
-      this.renewInterval = renewInterval;
+      this.renewInterval = LeaseChecks.renewInterval(renewInterval);
       this.watchdog = true;
       return this;
     }
@@ -279,7 +290,7 @@ public final class RedisLockService implements LockService {
 
     /** Identifies this process in stored values. Default: pid@host plus a random suffix. */
     public Builder owner(String owner) {
-      this.owner = owner;
+      this.owner = LeaseChecks.owner(owner);
       return this;
     }
 
@@ -305,7 +316,7 @@ public final class RedisLockService implements LockService {
 
     /** Longest accepted key, in characters. Default 1024. */
     public Builder maxKeyLength(int maxKeyLength) {
-      this.maxKeyLength = maxKeyLength;
+      this.maxKeyLength = LeaseChecks.maxKeyLength(maxKeyLength);
       return this;
     }
 
@@ -324,7 +335,8 @@ public final class RedisLockService implements LockService {
      * 1: every holder takes the lock at Redis.
      */
     public Builder handoffBatch(int handoffBatch) {
-      this.handoffBatch = handoffBatch;
+      this.handoffBatch = LeaseChecks.handoffBatch(handoffBatch, MAX_HANDOFF_BATCH,
+          "a key mints at most 2048 tokens per server millisecond");
       return this;
     }
 
@@ -335,7 +347,7 @@ public final class RedisLockService implements LockService {
      * most half the lease.
      */
     public Builder handoffSlice(Duration handoffSlice) {
-      this.handoffSlice = handoffSlice;
+      this.handoffSlice = LeaseChecks.handoffSlice(handoffSlice);
       this.handoffSliceSet = true;
       return this;
     }
@@ -359,28 +371,10 @@ public final class RedisLockService implements LockService {
         throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (lock keys are"
             + " hash-tagged as prefix{key}, one cluster slot per key), was " + Checks.quote(keyPrefix));
       }
-      Checks.positive("lease", lease);
-      if (lease.toMillis() < 1) {
-        throw new IllegalArgumentException("lease must be at least 1ms (Redis PX), was " + lease);
-      }
-      Duration renew = null;
-      if (watchdog) {
-        renew = Checks.positive("renewInterval", renewInterval);
-        if (renew.compareTo(lease) >= 0) {
-          throw new IllegalArgumentException("renewInterval must be shorter than lease " + lease
-              + ", was " + renew);
-        }
-      }
-      String ownerId = owner == null ? defaultOwner() : Checks.notBlank("owner", owner);
+      Duration renew = LeaseChecks.watchdogInterval(lease, renewInterval, watchdog);
+      String ownerId = owner == null ? LeaseChecks.defaultOwner() : owner;
       Checks.positive("fallbackRecheck", fallbackRecheck);
-      Checks.atLeast("maxKeyLength", maxKeyLength, 1);
       Checks.positive("commandTimeout", commandTimeout);
-      Checks.atLeast("handoffBatch", handoffBatch, 1);
-      if (handoffBatch > MAX_HANDOFF_BATCH) {
-        throw new IllegalArgumentException("handoffBatch must be at most " + MAX_HANDOFF_BATCH
-            + " (a key mints at most 2048 tokens per server millisecond), was " + handoffBatch);
-      }
-      Checks.positive("handoffSlice", handoffSlice);
       LockArguments.checkTurn(handoffSlice, handoffSliceSet, lease);
       Settings settings = new Settings(keyPrefix, lease, renew, ownerId, listener, ticker,
           fallbackRecheck, maxKeyLength, commandTimeout, handoffBatch, handoffSlice);
@@ -396,9 +390,5 @@ public final class RedisLockService implements LockService {
       }
     }
 
-    private static String defaultOwner() {
-      return ManagementFactory.getRuntimeMXBean().getName() + "/"
-          + UUID.randomUUID().toString().substring(0, 8);
-    }
   }
 }

@@ -59,7 +59,7 @@ class RedisLockBuilderTest {
   void refusesARenewIntervalNotShorterThanTheLease() {
     assertThatThrownBy(() -> valid().lease(Duration.ofSeconds(5)).renewInterval(Duration.ofSeconds(5)).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("renewInterval must be shorter than lease PT5S, was PT5S");
+        .hasMessage("renewInterval must be shorter than the lease (PT5S), was PT5S");
     assertThatThrownBy(() -> valid().renewInterval(Duration.ofSeconds(-1)).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("renewInterval must be positive, was PT-1S");
   }
