@@ -167,11 +167,13 @@ final class LockedDrainCombiner implements Combiner {
     Map<Integer, Long> inDoubt = new LinkedHashMap<>();
     Map<Integer, Long> returning = new LinkedHashMap<>();
     Throwable last = original;
+    // One wait for them all: the caller waits no longer for every give-back than for one.
+    MustFinish.Wait wait = MustFinish.Wait.start();
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
         OpResult result = MustFinish.call("giving back " + take.amount() + " to shard "
-            + take.shard() + " of counter '" + counterId + "'", () -> store.giveBackOnce(
+            + take.shard() + " of counter '" + counterId + "'", wait, () -> store.giveBackOnce(
                 counterId, take.shard(), take.amount(), take.opId(), backId, recorder));
         if (result == OpResult.NOT_MATCHED && take.confirmed()) {
           // Applied, yet its record is gone (the shard document was deleted or replaced).

@@ -60,14 +60,16 @@ public final class MustFinish {
    * @throws RuntimeException what the write threw, when sending it again would not help
    */
   public static <T> T call(String what, Supplier<T> write) {
+    return call(what, Wait.start(), write);
+  }
+
+  /**
+   * {@link #call(String, Supplier)} within a wait shared with other writes of the same caller
+   * (a drain's give-backs): the caller waits for all of them together no longer than for one.
+   */
+  public static <T> T call(String what, Wait wait, Supplier<T> write) {
     Deadline own = Deadline.after(BUDGET);
-    Deadline caller = Deadline.current();
-    // Null: no deadline, the client's timeouts bound each send, as they did before. Else at
-    // least the grace as time left: a write that learns its outcome by a read (an operation
-    // id's check) needs the read to work too.
-    Deadline answerBy = caller == null ? null
-        : (caller.endsWithin(Deadline.OUTCOME_GRACE) ? Deadline.after(Deadline.OUTCOME_GRACE)
-            : caller).earlier(own);
+    Deadline answerBy = wait.answerBy == null ? null : wait.answerBy.earlier(own);
     RuntimeException last = null;
     for (int send = 1; send <= SENDS; send++) {
       try {
@@ -156,6 +158,32 @@ public final class MustFinish {
         });
     executor.allowCoreThreadTimeOut(true);
     return executor;
+  }
+
+  /**
+   * How long a caller waits for the writes that record its work done, fixed when it starts
+   * waiting: until its deadline, but at least the grace from then. Several writes given one
+   * wait keep the caller no longer than one does (before, a drain's give-backs each had a
+   * wait of their own, and a drain of 8 shards kept its caller 8 such waits past its
+   * deadline). Immutable.
+   */
+  public static final class Wait {
+    private final Deadline answerBy;
+
+    private Wait(Deadline answerBy) {
+      this.answerBy = answerBy;
+    }
+
+    /** A wait starting now, for the thread's deadline. */
+    public static Wait start() {
+      Deadline caller = Deadline.current();
+      // Null: no deadline, the client's timeouts bound each send, as they did before. Else at
+      // least the grace as time left: a write that learns its outcome by a read (an operation
+      // id's check) needs the read to work too.
+      return new Wait(caller == null ? null
+          : caller.endsWithin(Deadline.OUTCOME_GRACE) ? Deadline.after(Deadline.OUTCOME_GRACE)
+              : caller);
+    }
   }
 
   /**

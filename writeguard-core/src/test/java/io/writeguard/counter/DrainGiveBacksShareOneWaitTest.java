@@ -52,10 +52,7 @@ class DrainGiveBacksShareOneWaitTest {
         return result;
       }
       // A give-back the caller waits for: the server is stalled, the send ends at its timeout.
-      Deadline bound = Deadline.current();
-      long waitMs = bound == null ? 1000
-          : Math.max(1, bound.left().plus(Deadlines.OUTCOME_GRACE).toMillis());
-      Thread.sleep(waitMs);
+      Thread.sleep(Deadline.commandTimeout(Duration.ofSeconds(10), true).toMillis());
       throw new MongoOperationTimeoutException("injected: the server is stalled");
     });
     ShardedCounter counter = ShardedCounter.builder(hook.wrap(collection))
