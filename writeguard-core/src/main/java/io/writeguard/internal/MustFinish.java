@@ -46,6 +46,8 @@ public final class MustFinish {
   private static final int SENDS = 3;
   private static final Backoff PAUSES =
       Backoff.exponential(Duration.ofMillis(20), Duration.ofSeconds(1));
+  /** Background threads at most; past that, writes queue (each still within its budget). */
+  private static final int THREADS = 64;
   private static final AtomicInteger threads = new AtomicInteger();
   private static final ThreadPoolExecutor BACKGROUND = background();
 
@@ -149,8 +151,15 @@ public final class MustFinish {
         last);
   }
 
+  /**
+   * One JVM-wide background for every client: a thread per write in flight, up to
+   * {@link #THREADS}, so the sends of a stalled server (each may block for its whole budget)
+   * do not keep a write to a server that answers waiting in the queue until its own budget is
+   * spent (before: 4 threads, and the fifth write was given up unsent). Threads are made as
+   * writes come (below the cap a new one is made even if one is idle) and end when idle.
+   */
   private static ThreadPoolExecutor background() {
-    ThreadPoolExecutor executor = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS,
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), r -> {
           Thread t = new Thread(r, "writeguard-must-finish-" + threads.incrementAndGet());
           t.setDaemon(true);
