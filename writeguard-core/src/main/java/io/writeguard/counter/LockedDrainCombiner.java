@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * failing and both giving back (which would refuse decrements the total could cover). It also
  * means "insufficient" is only ever decided by the one drain holding the lock, after every
  * earlier drain has finished or given its amounts back, so an amount parked by another drain
- * is never mistaken for a missing balance. A single-shard decrement that misses while a drain
+ * is never mistaken for a missing balance; except a give-back that goes on in the background
+ * ({@link MustFinish}): its drain lets the lock go before the amount is back, and until it
+ * lands a decrement the whole balance covers may be refused. A single-shard decrement that misses while a drain
  * has parked amounts simply comes here and waits for the lock.
  *
  * <p>What it does not give: atomicity against a crash. A process that dies mid-drain leaves
