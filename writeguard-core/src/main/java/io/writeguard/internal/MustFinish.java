@@ -125,6 +125,7 @@ public final class MustFinish {
   private static <T> void resend(String what, Supplier<T> write, Deadline own,
       RuntimeException first) {
     Throwable last = first;
+    boolean hopeless = false;
     for (int send = 1; !own.passed(); send++) {
       try {
         long pause = Math.min(PAUSES.ceiling(send).toNanos(), own.left().toNanos());
@@ -140,12 +141,18 @@ public final class MustFinish {
       } catch (RuntimeException e) {
         last = e;
         if (!worthResending(e)) {
+          hopeless = true;
           break;
         }
       } catch (Throwable e) { // a recorder's update is user code: anything may come out
         last = e;
+        hopeless = true;
         break;
       }
+    }
+    if (hopeless) {
+      log.warn("{}: not done, and sending it again cannot help; given up", what, last);
+      return;
     }
     log.warn("{}: not done within its own budget of {} s; given up", what, BUDGET.toSeconds(),
         last);

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * shard's {@code _ops} (the last 64). Its drain let the counter's lock go, so other drains
  * push ids meanwhile; 33 of them drop the take's id, the background give-back then matches
  * nothing, and 3 is lost. The caller had been told the 3 was returning ("do not add it back;
- * a warning is logged if it does not"), yet the background logged it as done at INFO.
+ * a warning is logged if it does not"), yet the background logged it as done at INFO; now it
+ * is a warning naming the amount. The loss itself stays (not fixed: the drain would have to
+ * keep its lock until the background is done).
  */
 class BackgroundGiveBackAfterItsTakeIsForgottenTest {
   @Test
