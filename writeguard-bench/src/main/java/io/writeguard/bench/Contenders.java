@@ -26,6 +26,7 @@ final class Contenders {
     all.add(NaiveFindReplace.BOUNDED);
     all.add(LockByHand.MONGO_BOUNDED);
     all.add(LockByHand.REDIS_BOUNDED);
+    all.add(WriteGuardOptimistic.BLIND);
     ALL = List.copyOf(all);
   }
 
@@ -59,6 +60,7 @@ final class Contenders {
     check(name);
     return switch (name) {
       case WriteGuardOptimistic.NAME -> new WriteGuardOptimistic(backends);
+      case WriteGuardOptimistic.BLIND -> WriteGuardOptimistic.blind(backends);
       case SpringVersioned.NAME -> new SpringVersioned(backends);
       case WriteGuardLocked.REDIS -> WriteGuardLocked.redis(backends);
       case RedissonLocked.NAME -> new RedissonLocked(backends);

@@ -16,16 +16,31 @@ import org.bson.types.ObjectId;
  */
 final class WriteGuardOptimistic implements Contender {
   static final String NAME = "writeguard-versioned";
+  /** The same with contention pacing off: a conflict backs off by full jitter alone. */
+  static final String BLIND = "writeguard-versioned-blind";
 
+  private final String name;
   private final VersionedUpdater updater;
 
   WriteGuardOptimistic(Backends backends) {
+    this.name = NAME;
     this.updater = VersionedUpdater.builder(backends.hot()).strategyName("bench").build();
+  }
+
+  private WriteGuardOptimistic(String name, VersionedUpdater updater) {
+    this.name = name;
+    this.updater = updater;
+  }
+
+  /** {@link #BLIND}: what the default was before contention pacing, to compare in one run. */
+  static WriteGuardOptimistic blind(Backends backends) {
+    return new WriteGuardOptimistic(BLIND, VersionedUpdater.builder(backends.hot())
+        .strategyName("bench").contentionPacing(false).build());
   }
 
   @Override
   public String name() {
-    return NAME;
+    return name;
   }
 
   @Override

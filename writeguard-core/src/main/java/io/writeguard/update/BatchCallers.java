@@ -84,6 +84,7 @@ final class BatchCallers {
     final Deadline deadline; // the caller's own (its policy's, or its thread's if earlier)
     final Deadline own; // its thread's, or null
     int attempt;
+    int uncharged; // attempts lost to another writer's progress (RetryPacing#chargesConflict)
     OptionalLong lastSeenVersion = OptionalLong.empty();
     RuntimeException lastTransient;
     boolean alone; // its change must be written by itself (a combined write was refused)

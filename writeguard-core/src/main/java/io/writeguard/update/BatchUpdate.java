@@ -360,11 +360,20 @@ final class BatchUpdate {
       }
       // A round answers all its callers: it is bounded by the earliest of their deadlines,
       // not by the leader's thread's (the leader may be answered already, or not in it).
+      Round round = new Round(this, callers);
+      long readAt = ticker.nanoTime();
       List<Caller> retried = Deadline.replacing(BatchCallers.earliestDeadline(callers.pending),
-          () -> new Round(this, callers).run());
+          round::run);
+      long roundNanos = ticker.nanoTime() - readAt;
       if (!retried.isEmpty()) {
         retries++;
-        Duration backoff = giveUpExhausted(callers, retried, retries);
+        for (Caller c : retried) {
+          if (c.lastTransient == null
+              && !loop.pacing().chargesConflict(round.readVersion(), c.lastSeenVersion)) {
+            c.uncharged++;
+          }
+        }
+        Duration backoff = giveUpExhausted(callers, retried, retries, roundNanos);
         if (callers.handBackWithoutLeader(backoff)) {
           return; // the leader was answered; the backoff would take it past its deadline
         }
@@ -399,20 +408,28 @@ final class BatchUpdate {
    * out of attempts, or whose deadline the next backoff would reach, gives up. Returns that
    * backoff.
    */
-  private Duration giveUpExhausted(BatchCallers callers, List<Caller> retried, int retries) {
+  private Duration giveUpExhausted(BatchCallers callers, List<Caller> retried, int retries,
+      long roundNanos) {
     Deque<Caller> pending = callers.pending;
-    Duration backoff = retry.backoff(retries,
-        random != null ? random : ThreadLocalRandom.current());
+    RandomGenerator jitter = random != null ? random : ThreadLocalRandom.current();
+    // A conflict is paced (RetryPacing); a transient error backs off by the policy alone.
+    boolean conflict = retried.stream().allMatch(c -> c.lastTransient == null);
+    Duration backoff = conflict
+        ? loop.pacing().afterConflict(roundNanos, retries, jitter)
+        : retry.backoff(retries, jitter);
+    // A paced conflict also keeps room for the next round (RetryPacing#reserveNanos).
+    Duration room = conflict
+        ? backoff.plusNanos(loop.pacing().reserveNanos(roundNanos)) : backoff;
     long now = ticker.nanoTime();
     for (Caller c : retried) {
       if (!pending.contains(c)) {
         continue;
       }
       RetriesExhaustedException.Budget out = null;
-      if (c.attempt >= retry.maxAttempts()) {
+      if (c.attempt - c.uncharged >= retry.maxAttempts()) {
         out = RetriesExhaustedException.Budget.ATTEMPTS;
-      } else if (now + backoff.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0
-          || (c.own != null && c.own.endsWithin(backoff))) { // the caller's own thread's
+      } else if (now + room.toNanos() - (c.startNanos + retry.deadline().toNanos()) >= 0
+          || (c.own != null && c.own.endsWithin(room))) { // the caller's own thread's
         out = RetriesExhaustedException.Budget.DEADLINE;
       }
       if (out != null) {

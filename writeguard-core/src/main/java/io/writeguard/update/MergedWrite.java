@@ -81,6 +81,8 @@ final class MergedWrite {
   /** The first writer's update (or replacement), checked for storage once a second joins. */
   private List<Op> firstOps;
   private BsonDocument firstReplacement;
+  /** A path every writer changes (the version), or null. */
+  private String[] everyWriter;
 
   private MergedWrite(boolean replacing, BsonDocument read,
       Supplier<WriteConstraints> constraints) {
@@ -111,6 +113,16 @@ final class MergedWrite {
   }
 
   /**
+   * Names a path every writer changes besides its own operators: the version field, which each
+   * lone update raises by one, so a unique or partial index covering it judges every version
+   * the merge skips; under such an index nobody merges. Call before the first {@link #add}.
+   */
+  MergedWrite everyWriterChanges(String path) {
+    this.everyWriter = path.split("\\.", -1);
+    return this;
+  }
+
+  /**
    * Rule 6: no two callers change paths of one index that can refuse a write (merging would
    * skip the state between them, which the index may refuse); a first writer's replacement
    * changes them all. Unreadable constraints merge nobody.
@@ -122,8 +134,9 @@ final class MergedWrite {
     if (constraints == null) {
       constraints = constraintsSource.get();
     }
-    if (constraints.unknown()) {
-      return false;
+    if (constraints.unknown()
+        || (everyWriter != null && constraints.judgesNumbersAt(everyWriter))) {
+      return false; // (every writer raises the version: a merge skips versions it judges)
     }
     for (String[] path : paths) {
       for (int index : constraints.indexesTouchedBy(path)) {
@@ -152,8 +165,8 @@ final class MergedWrite {
   java.util.BitSet unsureUnder(WriteConstraints now) {
     java.util.BitSet unsure = new java.util.BitSet();
     int writers = pathsByCaller.size();
-    if (now.unknown()) {
-      unsure.set(0, writers - 1);
+    if (now.unknown() || (everyWriter != null && now.judgesNumbersAt(everyWriter))) {
+      unsure.set(0, writers - 1); // (each but the last skipped a version the index judges)
       return unsure;
     }
     for (int index = 0; index < now.indexes().size(); index++) {

@@ -80,8 +80,11 @@ final class MongoStore implements Store {
   private WriteConstraints readConstraints(long now, boolean afterWrite) {
     WriteConstraints read;
     try {
+      // From the primary, which enforces them: a lagging secondary may not list one yet.
+      MongoCollection<Document> primary =
+          collection.withReadPreference(com.mongodb.ReadPreference.primary());
       MongoCollection<Document> bounded = afterWrite
-          ? Deadline.boundedWrite(collection) : Deadline.bounded(collection);
+          ? Deadline.boundedWrite(primary) : Deadline.bounded(primary);
       List<BsonDocument> indexes = bounded.listIndexes(BsonDocument.class)
           .into(new java.util.ArrayList<>());
       read = WriteConstraints.of(indexes);

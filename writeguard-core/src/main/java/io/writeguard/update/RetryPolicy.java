@@ -19,6 +19,12 @@ import java.util.random.RandomGenerator;
  * the usual schemes under contention. A {@code baseBackoff} of zero retries at once (the lab's
  * "no backoff" baseline).
  *
+ * <p>{@link VersionedUpdater} with group commit paces a lost version conflict by contention
+ * unless told not to ({@link VersionedUpdater.Builder#contentionPacing}): the window is scaled
+ * to the lost round's duration (never above the one described here), and a round lost to
+ * another writer's write, which moved the version on, does not count against
+ * {@link #maxAttempts()}; the {@link #deadline()} bounds those rounds.
+ *
  * <p>{@link #retryTransientErrors()} lets errors that are certain not to have written anything
  * (no server selectable, connection refused, "not primary", a failed read) be retried like a
  * conflict. Errors after which the write may or may not have been applied are never retried:

@@ -158,8 +158,9 @@ final class Round {
       if (next != null) {
         boolean replaces = mutation instanceof Mutation.Replace;
         if (merged == null) {
-          merged = replaces ? MergedWrite.ofReplacement(batch.store::constraints)
-              : MergedWrite.ofOperators(read, batch.store::constraints);
+          merged = (replaces ? MergedWrite.ofReplacement(batch.store::constraints)
+              : MergedWrite.ofOperators(read, batch.store::constraints))
+              .everyWriterChanges(batch.versions.field());
         }
         if (!(replaces ? merged.addReplacement(next) : merged.add(ops, next))) {
           next = null; // its changes do not merge with this round's: sent in the next one
@@ -230,6 +231,11 @@ final class Round {
           new UpdateOutcome(id, after, version, c.attempt, c.elapsed(), c.writer));
     }
     return List.of();
+  }
+
+  /** The version the round read (empty: not read, or a legacy document). */
+  OptionalLong readVersion() {
+    return expected == null ? OptionalLong.empty() : expected;
   }
 
   private Store.WriteResult send(Bson filter, Caller first, long base) {

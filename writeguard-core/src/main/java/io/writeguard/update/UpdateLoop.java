@@ -39,7 +39,9 @@ import org.bson.conversions.Bson;
  * </ol>
  *
  * <p>Between attempts: stop if the attempts or the deadline are used up, otherwise sleep a
- * full-jitter backoff. Errors are sorted by {@link MongoErrors}. Immutable and thread-safe:
+ * backoff: the {@link RetryPacing}'s after a conflict (the policy's full jitter unless the
+ * updater paces by contention, which also leaves rounds lost to another writer's write
+ * uncharged), the policy's full jitter after a transient error. Errors are sorted by {@link MongoErrors}. Immutable and thread-safe:
  * all per-call state lives in a {@link Call}.
  */
 final class UpdateLoop {
@@ -54,6 +56,7 @@ final class UpdateLoop {
   private final RandomGenerator random;
   private final Codec<Document> documentCodec;
   private final UsualIds usualIds;
+  private final RetryPacing pacing;
 
   UpdateLoop(Store store, VersionPolicy versions, RetryPolicy retry, WriteGuardListener listener,
       String strategy, Ticker ticker, Sleeper sleeper, RandomGenerator random) {
@@ -68,14 +71,25 @@ final class UpdateLoop {
     this.random = random;
     this.documentCodec = store.codecRegistry().get(Document.class);
     this.usualIds = UsualIds.of(store.codecRegistry());
+    this.pacing = RetryPacing.blind(retry);
   }
 
   /** The same loop on another store (a lock holder's, for one batch); shares everything else. */
   UpdateLoop on(Store other) {
-    return new UpdateLoop(this, other);
+    return new UpdateLoop(this, other, pacing);
   }
 
-  private UpdateLoop(UpdateLoop from, Store store) {
+  /** The same loop paced by {@code other} (blind by default: the policy's backoff alone). */
+  UpdateLoop pacedBy(RetryPacing other) {
+    return new UpdateLoop(this, store, Objects.requireNonNull(other, "pacing"));
+  }
+
+  /** When its rounds read again; the batches run with this loop follow it too. */
+  RetryPacing pacing() {
+    return pacing;
+  }
+
+  private UpdateLoop(UpdateLoop from, Store store, RetryPacing pacing) {
     this.store = store;
     this.versions = from.versions;
     this.guard = from.guard;
@@ -87,6 +101,7 @@ final class UpdateLoop {
     this.random = from.random;
     this.documentCodec = from.documentCodec;
     this.usualIds = from.usualIds;
+    this.pacing = pacing;
   }
 
   OperationScope scope() {
@@ -100,6 +115,8 @@ final class UpdateLoop {
     int attempt;
     OptionalLong lastSeenVersion = OptionalLong.empty();
     RuntimeException lastTransient;
+    long roundNanos; // the last attempt's, from its read to its write's answer
+    int uncharged; // attempts lost to another writer's progress (RetryPacing#chargesConflict)
 
     Call(Object id, long startNanos) {
       this.id = id;
@@ -165,6 +182,7 @@ final class UpdateLoop {
   /** One attempt: the outcome, or null when it should be retried (conflict or transient). */
   private UpdateOutcome attempt(Call call, Mutator mutator, boolean returnAfter) {
     RawBsonDocument current;
+    long readAt = ticker.nanoTime();
     try {
       current = store.read(call.id);
     } catch (RuntimeException e) {
@@ -210,13 +228,14 @@ final class UpdateLoop {
     if (result == null) {
       return null; // transient, nothing written
     }
+    call.roundNanos = ticker.nanoTime() - readAt;
     if (result.matched()) {
       Document after = result.after();
       // The filter matched the version read, so the one written is next; not re-checked, so
       // that a write that reached Long.MAX_VALUE is reported as the success it was.
       return new UpdateOutcome(call.id, after, next, call.attempt, call.elapsed(), true);
     }
-    return missed(call);
+    return missed(call, expected);
   }
 
   /** A write that threw: the typed error, or null when it was transient and is retried. */
@@ -239,7 +258,7 @@ final class UpdateLoop {
   }
 
   /** The write matched nothing: one cheap read says whether it was a conflict or a delete. */
-  private UpdateOutcome missed(Call call) {
+  private UpdateOutcome missed(Call call, OptionalLong read) {
     RawBsonDocument probe;
     try {
       probe = store.probe(call.id, versions.field());
@@ -255,6 +274,9 @@ final class UpdateLoop {
       call.lastSeenVersion = seen;
     }
     call.lastTransient = null;
+    if (!pacing.chargesConflict(read, seen)) {
+      call.uncharged++;
+    }
     listener.onConflict(scope, call.id, call.attempt);
     return null;
   }
@@ -285,15 +307,21 @@ final class UpdateLoop {
   }
 
   private void backOffOrGiveUp(Call call) {
-    if (call.attempt >= retry.maxAttempts()) {
+    if (call.attempt - call.uncharged >= retry.maxAttempts()) {
       throw exhausted(call, RetriesExhaustedException.Budget.ATTEMPTS);
     }
-    Duration backoff = retry.backoff(call.attempt,
-        random != null ? random : ThreadLocalRandom.current());
+    RandomGenerator jitter = random != null ? random : ThreadLocalRandom.current();
+    // A conflict is paced (RetryPacing); a transient error backs off by the policy alone.
+    Duration backoff = call.lastTransient == null
+        ? pacing.afterConflict(call.roundNanos, call.attempt, jitter)
+        : retry.backoff(call.attempt, jitter);
     long deadline = call.startNanos + retry.deadline().toNanos();
     // Start a retry only if it can start before the deadline (the policy's, or the caller's
     // if earlier); sleeping past it is wasted.
-    if (ticker.nanoTime() + backoff.toNanos() - deadline >= 0 || Deadline.passesWithin(backoff)) {
+    // A paced conflict also keeps room for its next round (RetryPacing#reserveNanos).
+    Duration room = call.lastTransient == null
+        ? backoff.plusNanos(pacing.reserveNanos(call.roundNanos)) : backoff;
+    if (ticker.nanoTime() + room.toNanos() - deadline >= 0 || Deadline.passesWithin(room)) {
       throw exhausted(call, RetriesExhaustedException.Budget.DEADLINE);
     }
     listener.onRetry(scope, call.id, call.attempt, backoff);

@@ -56,7 +56,9 @@ import org.bson.codecs.configuration.CodecRegistry;
  * ones produced, one write filtered on the version read. Each caller still gets its own outcome
  * or exception, as if the updates had run one after another. A caller alone runs exactly the
  * loop above. See docs/optimistic-updates.md, "Group commit", for the rules; {@code onBatch}
- * reports each batch's size.
+ * reports each batch's size. With group commit a lost conflict is paced by contention
+ * ({@link Builder#contentionPacing}): a backoff scaled to the round, and a round lost to
+ * another writer's write is bounded by the deadline rather than counted as an attempt.
  *
  * <p>Thread-safe: one instance serves any number of threads.
  */
@@ -76,7 +78,12 @@ public final class VersionedUpdater implements Updater {
     this.listener = WriteGuardListener.safe(settings.listener());
     this.collection = store.collectionName();
     this.codecs = store.codecRegistry();
-    this.loop = settings.loop(store, settings.listener());
+    UpdateLoop blind = settings.loop(store, settings.listener());
+    // Paced only with group commit: then a conflict is another process's (or updater's) round,
+    // not one of this updater's own threads, which group commit already lines up.
+    this.loop = b.contentionPacing && settings.groupCommit()
+        ? blind.pacedBy(new ContentionPacing(settings.retryPolicy()))
+        : blind;
     this.batches = settings.batches(loop, store, settings.listener());
     this.combiner = settings.groupCommitQueue(
         (key, batch) -> batches.run(((DocumentKey) key).id(), BatchUpdate.ofCalls(batch)));
@@ -257,10 +264,25 @@ public final class VersionedUpdater implements Updater {
    */
   public static final class Builder extends UpdaterBuilder<Builder> {
     private final Store store;
+    private boolean contentionPacing = true;
 
     Builder(Store store) {
       super("optimistic");
       this.store = store;
+    }
+
+    /**
+     * Whether group commit's retries are paced by contention (default true): after a lost
+     * version conflict a batch backs off within about one of its own rounds (doubling per
+     * retry, never beyond the {@link RetryPolicy}'s window), and a round lost to another
+     * writer's write (the version moved) does not count against
+     * {@link RetryPolicy#maxAttempts()}: the call's deadline bounds those. False: the policy's
+     * full-jitter backoff, and every attempt counts. Without group commit there is no pacing.
+     * See docs/optimistic-updates.md, "Pacing across processes".
+     */
+    public Builder contentionPacing(boolean on) {
+      this.contentionPacing = on;
+      return this;
     }
 
     public VersionedUpdater build() {

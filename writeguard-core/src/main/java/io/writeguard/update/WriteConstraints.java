@@ -22,12 +22,12 @@ import org.bson.BsonValue;
  * refuse nothing. (A collection validator, which a {@code MongoCollection} cannot list, judges
  * only the round's final document: see the group-commit docs.) Immutable and thread-safe.
  */
-record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
+record WriteConstraints(List<List<String[]>> indexes, List<Boolean> byValue, boolean unknown) {
   /** Nothing checked: every merge the rules allow is exact. */
-  static final WriteConstraints NONE = new WriteConstraints(List.of(), false);
+  static final WriteConstraints NONE = new WriteConstraints(List.of(), List.of(), false);
 
   /** Unknown (they could not be read): nothing is merged. */
-  static final WriteConstraints UNKNOWN = new WriteConstraints(List.of(), true);
+  static final WriteConstraints UNKNOWN = new WriteConstraints(List.of(), List.of(), true);
 
   /** The whole document, for an index that may look at any field. */
   private static final String[] EVERYTHING = new String[0];
@@ -35,6 +35,7 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
   /** The constraints described by the collection's {@code listIndexes} answers. */
   static WriteConstraints of(Iterable<BsonDocument> indexes) {
     List<List<String[]>> judging = new ArrayList<>();
+    List<Boolean> byValue = new ArrayList<>();
     for (BsonDocument index : indexes) {
       BsonDocument key = index.getDocument("key", new BsonDocument());
       BsonDocument partial = index.getDocument("partialFilterExpression", null);
@@ -59,8 +60,9 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
         collectFields(partial, paths); // a change there moves the document in or out of it
       }
       judging.add(paths);
+      byValue.add(unique || partial != null);
     }
-    return new WriteConstraints(List.copyOf(judging), false);
+    return new WriteConstraints(List.copyOf(judging), List.copyOf(byValue), false);
   }
 
   /**
@@ -77,18 +79,29 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
     return !key.isEmpty() && key.keySet().stream().allMatch(k -> k.equals("_id"));
   }
 
-  /** A text index: its weighted fields (any, for {@code $**}) and its language field. */
+  /**
+   * A text index: its weighted fields (any, for {@code $**}) and its language field, at the
+   * top level and in every embedded document on the way to a weighted field (the server takes
+   * the language of each document it descends into there, and refuses an unsupported one).
+   */
   private static void textPaths(BsonDocument index, List<String[]> into) {
     BsonDocument weights = index.getDocument("weights", null);
     if (weights == null || weights.containsKey("$**")) {
       into.add(EVERYTHING);
       return;
     }
+    String language = index.getString("language_override",
+        new org.bson.BsonString("language")).getValue();
+    into.add(split(language));
     for (String field : weights.keySet()) {
-      into.add(split(field));
+      String[] weighted = split(field);
+      into.add(weighted);
+      for (int depth = 1; depth < weighted.length; depth++) {
+        String[] inside = java.util.Arrays.copyOf(weighted, depth + 1);
+        inside[depth] = language;
+        into.add(inside);
+      }
     }
-    into.add(split(index.getString("language_override",
-        new org.bson.BsonString("language")).getValue()));
   }
 
   private static String[] split(String path) {
@@ -123,6 +136,20 @@ record WriteConstraints(List<List<String[]>> indexes, boolean unknown) {
       }
     }
     return touched;
+  }
+
+  /**
+   * Whether an index can refuse some number at {@code path} whatever else the document holds
+   * (a unique one: a duplicate; a partial one: the number moves the document in or out of
+   * it): true for the version field when a merge's skipped versions could be judged.
+   */
+  boolean judgesNumbersAt(String[] path) {
+    for (int index : indexesTouchedBy(path)) {
+      if (byValue.get(index)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -347,6 +347,7 @@ class GroupCommitTest {
         .ticker(time.ticker())
         .sleeper(time.sleeper())
         .retryPolicy(RetryPolicy.builder().maxAttempts(3).build())
+        .contentionPacing(false) // every lost round counts (ContentionPacingTest: the paced count)
         .build();
     AtomicUpdates.Versioned atomic = AtomicUpdates.versioned(VersionPolicy.defaults());
     AtomicInteger competitors = new AtomicInteger();

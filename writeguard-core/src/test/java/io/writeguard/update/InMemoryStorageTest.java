@@ -57,6 +57,47 @@ class InMemoryStorageTest {
   }
 
   @Test
+  void theModelRefusesExactlyWhatTheServersDepthRuleRefusesForMixedArraysAndDocuments() {
+    // Values nested through documents and arrays in every mix, stored by every operator the
+    // model stores with, at top-level, dotted, created and array-element paths, around the
+    // limit: modelled exactly when the stored document passes the rule RuleStore applies.
+    BsonDocument doc = BsonDocument.parse("{_id: 1, arr: [{x: 1}], e: {f: {}}, version: 1}");
+    java.util.Random random = new java.util.Random(180);
+    String[][] targets = {{"$set", "v"}, {"$set", "e.f.g"}, {"$set", "arr.0.y"},
+        {"$set", "new.a.b"}, {"$set", "arr.3"}, {"$min", "m"}, {"$max", "e.m"},
+        {"$push", "arr"}, {"$push", "e.list"}, {"$addToSet", "arr"}};
+    int accepted = 0;
+    int refused = 0;
+    for (int round = 0; round < 400; round++) {
+      String[] target = targets[random.nextInt(targets.length)];
+      int depth = 170 + random.nextInt(15);
+      BsonValue value = new BsonInt32(7);
+      for (int i = 0; i < depth; i++) {
+        value = random.nextBoolean() ? new BsonDocument("k", value)
+            : new org.bson.BsonArray(java.util.List.of(value));
+      }
+      var ops = InMemoryUpdate.parse(new BsonDocument(target[0],
+          new BsonDocument(target[1], value)));
+      BsonDocument after = InMemoryUpdate.apply(doc, ops);
+      boolean modelled = true;
+      try {
+        ops.forEach(InMemoryStorage::check);
+      } catch (InMemoryUpdate.NotModelled e) {
+        modelled = false;
+      }
+      assertThat(modelled).as("%s %s at nesting %d", target[0], target[1], depth)
+          .isEqualTo(!RuleStore.tooDeep(after));
+      if (modelled) {
+        accepted++;
+      } else {
+        refused++;
+      }
+    }
+    assertThat(accepted).as("both sides of the limit were tried").isPositive();
+    assertThat(refused).isPositive();
+  }
+
+  @Test
   void aPathDeeperThan180LevelsIsNotModelled() {
     String deep = String.join(".", java.util.Collections.nCopies(181, "p"));
     assertThatThrownBy(() -> apply("$inc", deep, new BsonInt32(1)))

@@ -107,6 +107,58 @@ class MergedWriteTruthTest {
   }
 
   @Test
+  void anUnsupportedLanguageInAnEmbeddedDocumentUnderATextIndexIsNotHiddenByALaterSet()
+      throws Exception {
+    // Text key generation takes the language of each embedded document it descends into on
+    // the way to a weighted field: {meta: {title: .., language: 'klingon'}} is refused (17262)
+    // by an index weighting meta.title, as a top-level language would be.
+    assertTruth(doc -> {
+      org.bson.BsonValue meta = doc.get("meta");
+      return meta != null && meta.isDocument() && "klingon".equals(meta.asDocument()
+          .getString("language", new org.bson.BsonString("english")).getValue());
+    }, 17262, new Document("meta", new Document("title", "hello").append("language", "english")),
+        set("meta.language", "klingon"), set("meta.language", "spanish"),
+        "{v: 2, key: {_fts: 'text', _ftsx: 1}, name: 'meta.title_text',"
+            + " weights: {'meta.title': 1}, default_language: 'english',"
+            + " language_override: 'language', textIndexVersion: 3}");
+  }
+
+  @Test
+  void anIndexOnTheVersionFieldJudgesTheVersionEachLoneUpdateWouldStore() throws Exception {
+    // Every writer raises the version; a merged round of two stores read + 2 and skips
+    // read + 1, which a unique index covering the version field judges for a lone update.
+    MongoCollection<Document> docs = fresh("versionIndex");
+    docs.insertOne(new Document("_id", "other").append("version", 1L));
+    docs.insertOne(new Document("_id", "d").append("a", 0).append("b", 0)
+        .append("version", 0L));
+    docs.createIndex(new Document("version", 1), new IndexOptions().unique(true));
+    MongoStore store = new MongoStore(docs, () -> 0L);
+    List<Object> answers = round(store, "d", set("a", 1), set("b", 2));
+    assertThat(answers.get(0)).as("alone, version 0 -> 1 is a duplicate key")
+        .isInstanceOf(DuplicateKeyWriteException.class);
+    assertThat(answers.get(1)).as("then alone as well, from version 0: a duplicate key too")
+        .isInstanceOf(DuplicateKeyWriteException.class);
+    assertThat(docs.find(eq("_id", "d")).first().getLong("version")).isEqualTo(0L);
+  }
+
+  @Test
+  void anIndexOnTheVersionFieldCreatedSinceTheReadMakesTheSkippedWriterUnsure()
+      throws Exception {
+    MongoCollection<Document> docs = fresh("versionIndexLate");
+    docs.insertOne(new Document("_id", "other").append("version", 1L));
+    docs.insertOne(new Document("_id", "d").append("a", 0).append("b", 0)
+        .append("version", 0L));
+    MongoStore store = new MongoStore(docs, () -> 0L);
+    assertThat(store.constraints().indexes()).as("read before the index exists").isEmpty();
+    docs.createIndex(new Document("version", 1), new IndexOptions().unique(true));
+    List<Object> answers = round(store, "d", set("a", 1), set("b", 2));
+    assertThat(answers.get(0)).as("its lone version 1 may have been refused")
+        .isInstanceOf(WriteOutcomeUnknownException.class);
+    assertThat(answers.get(1)).isInstanceOfSatisfying(UpdateOutcome.class,
+        o -> assertThat(o.written()).isTrue());
+  }
+
+  @Test
   void callersOfPathsNoIndexCoversStillMergeUnderSuchIndexes() throws Exception {
     MongoCollection<Document> docs = fresh("others");
     docs.insertOne(new Document("_id", "d").append("h", 0).append("n", 0)

@@ -94,7 +94,9 @@ class UpdateLoopTest {
   @Test
   void givesUpWhenTheAttemptsRunOut() {
     store.defaultWriteStep = store.otherWriter();
-    assertThatThrownBy(() -> updater(attempts(4)).update(1, UpdateLoopTest::increment))
+    // Blind pacing: every lost round counts (ContentionPacingTest covers the paced count).
+    VersionedUpdater updater = builder().retryPolicy(attempts(4)).contentionPacing(false).build();
+    assertThatThrownBy(() -> updater.update(1, UpdateLoopTest::increment))
         .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
           assertThat(e.attempts()).isEqualTo(4);
           assertThat(e.budget()).isEqualTo(RetriesExhaustedException.Budget.ATTEMPTS);
@@ -117,7 +119,7 @@ class UpdateLoopTest {
   }
 
   /** Always draws the top of the jitter window, so the deadline arithmetic is exact. */
-  private static final RandomGenerator TOP = new RandomGenerator() {
+  static final RandomGenerator TOP = new RandomGenerator() {
     @Override
     public long nextLong() {
       return 0;
@@ -137,7 +139,9 @@ class UpdateLoopTest {
     };
     RetryPolicy retry = RetryPolicy.builder().maxAttempts(100).deadline(Duration.ofMillis(300))
         .backoff(Duration.ofMillis(100), Duration.ofMillis(100)).build();
-    VersionedUpdater updater = builder().retryPolicy(retry).random(TOP).build();
+    // Blind pacing: the policy's backoff (ContentionPacingTest covers the paced one).
+    VersionedUpdater updater =
+        builder().retryPolicy(retry).random(TOP).contentionPacing(false).build();
     // t=20 sleep 100 -> t=140 sleep 100 -> t=260: 260+100 >= 300, give up after attempt 3.
     assertThatThrownBy(() -> updater.update(1, UpdateLoopTest::increment))
         .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {

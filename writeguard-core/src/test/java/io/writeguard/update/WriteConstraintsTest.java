@@ -69,6 +69,36 @@ class WriteConstraintsTest {
   }
 
   @Test
+  void aTextIndexCoversTheLanguageFieldOfEveryEmbeddedDocumentOnTheWayToAWeightedField() {
+    // The server's text key generation reads the language field of every document it descends
+    // into on the way to a weighted field (comments, each element of comments when it is an
+    // array), and refuses an unsupported language there (17262), not only at the top level.
+    WriteConstraints c = of("{v: 2, key: {_fts: 'text', _ftsx: 1}, name: 'c_text',"
+        + " weights: {'comments.body.text': 1}, language_override: 'lang',"
+        + " textIndexVersion: 3}");
+    assertThat(touched(c, "lang")).containsExactly(0);
+    assertThat(touched(c, "comments.lang")).containsExactly(0);
+    assertThat(touched(c, "comments.3.lang")).as("inside an array element").containsExactly(0);
+    assertThat(touched(c, "comments.body.lang")).containsExactly(0);
+    assertThat(touched(c, "comments.other")).isEmpty();
+  }
+
+  @Test
+  void onlyAUniqueOrPartialIndexJudgesTheNumbersAtThePathEveryWriterRaises() {
+    String[] version = {"version"};
+    assertThat(of("{v: 2, key: {owner: 1, version: -1}, name: 'owner_1_version_-1'}")
+        .judgesNumbersAt(version)).as("compound: a number is never one of two arrays").isFalse();
+    assertThat(of("{v: 2, key: {version: 1}, name: 'version_1'}").judgesNumbersAt(version))
+        .isFalse();
+    assertThat(of("{v: 2, key: {owner: 1, version: 1}, name: 'u', unique: true}")
+        .judgesNumbersAt(version)).isTrue();
+    assertThat(of("{v: 2, key: {loc: '2dsphere'}, name: 'p',"
+        + " partialFilterExpression: {version: {$lt: 5}}}").judgesNumbersAt(version)).isTrue();
+    assertThat(of("{v: 2, key: {tag: 1}, name: 'tag_1', unique: true}")
+        .judgesNumbersAt(version)).isFalse();
+  }
+
+  @Test
   void aWildcardTextOrWildcardIndexCoversEveryField() {
     WriteConstraints c = of("{v: 2, key: {_fts: 'text', _ftsx: 1}, name: 'all_text',"
         + " weights: {'$**': 1}}", "{v: 2, key: {'$**': 1}, name: '$**_1'}");

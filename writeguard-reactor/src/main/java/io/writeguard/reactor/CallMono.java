@@ -1,10 +1,11 @@
 package io.writeguard.reactor;
 
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -22,6 +23,8 @@ import reactor.core.scheduler.Scheduler;
  * it goes to exactly one of them, once.
  */
 final class CallMono<T> extends Mono<T> {
+  private static final Logger log = LoggerFactory.getLogger(CallMono.class);
+
   private final BlockingExecutor executor;
   private final Scheduler deliverOn;
   private final Supplier<? extends T> work;
@@ -84,9 +87,11 @@ final class CallMono<T> extends Mono<T> {
     private void deliver(Scheduler deliverOn, T value, Throwable error) {
       try {
         deliverOn.schedule(() -> pass(value, error));
-      } catch (RejectedExecutionException e) { // deliverOn disposed: nowhere to deliver it
+      } catch (Throwable e) { // disposed, or an Error (no thread to be had): nowhere to go
+        // Passed on here instead: the caller thrown out by the scheduler is the executor's,
+        // which would only log it, leaving the subscriber unanswered and a handle held.
         handBack(value);
-        if (error != null) {
+        if (error != null && error != e) {
           e.addSuppressed(error);
         }
         pass(null, e);
@@ -137,7 +142,16 @@ final class CallMono<T> extends Mono<T> {
 
     private void emit(T value) {
       result = null;
-      actual.onNext(value);
+      try {
+        actual.onNext(value);
+      } catch (Throwable e) {
+        // Reactor's operators throw a JVM-fatal error (a StackOverflowError in a map) out of
+        // onNext instead of signalling it; left there, the chain never ends and a withLock
+        // around it never releases. Ended with it instead (an operator that already ended
+        // drops it).
+        actual.onError(e);
+        return;
+      }
       actual.onComplete();
     }
 
@@ -184,10 +198,17 @@ final class CallMono<T> extends Mono<T> {
       }
     }
 
-    /** A result nobody will get goes to {@code ifCancelled}, once. */
+    /**
+     * A result nobody will get goes to {@code ifCancelled}, once. What it throws is logged:
+     * it may run inside {@link #cancel()}, which must return normally (Reactive Streams 3.15).
+     */
     private void handBack(T value) {
       if (value != null && handedBack.compareAndSet(false, true)) {
-        ifCancelled.accept(value);
+        try {
+          ifCancelled.accept(value);
+        } catch (Throwable e) {
+          log.warn("releasing a cancelled call's result failed: {}", e.toString());
+        }
       }
     }
   }

@@ -95,7 +95,7 @@ final class LockedRun<T> {
     // The work (a method building a Mono) starts on startOn, so the lock-wait thread is free.
     try {
       startOn.schedule(() -> startWork(handle));
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // refused, or an Error (no thread to be had): release, answer
       end(handle, null, e);
     }
   }

@@ -139,7 +139,10 @@ class WriteGuardAutoConfigurationTest {
 
   @Test
   void retriesExhaustedByACompetingWriteInsideTheMutatorAreAnOptimisticLockingFailure() {
-    runner.withPropertyValues("writeguard.updater.max-attempts=3").run(context -> {
+    // With contention pacing (the default) a round lost to another writer's write is bounded
+    // by the deadline, not counted against max-attempts: a short deadline ends this call.
+    runner.withPropertyValues("writeguard.updater.max-attempts=3",
+        "writeguard.updater.deadline=300ms").run(context -> {
       MongoCollection<Document> docs = context.getBean(MongoTemplate.class).getCollection("hot");
       docs.insertOne(new Document("_id", "k").append("version", 0L).append("n", 0));
       AtomicInteger attempts = new AtomicInteger();
@@ -152,12 +155,12 @@ class WriteGuardAutoConfigurationTest {
         return Mutation.update(Updates.inc("n", 1));
       })).isInstanceOf(OptimisticLockingFailureException.class)
           .hasCauseInstanceOf(RetriesExhaustedException.class)
-          .hasMessageContaining("_id=k").hasMessageContaining("3");
+          .hasMessageContaining("_id=k").hasMessageContaining("deadline reached");
 
-      assertThat(attempts).hasValue(3);
+      assertThat(attempts.get()).isGreaterThanOrEqualTo(3);
       Document stored = docs.find(Filters.eq("_id", "k")).first();
       assertThat(stored.get("n")).isEqualTo(0); // nothing of the failed update was written
-      assertThat(stored.get("version")).isEqualTo(3L);
+      assertThat(stored.get("version")).isEqualTo((long) attempts.get());
 
       assertThatThrownBy(() -> updater.update("missing", current -> Mutation.none()))
           .isInstanceOf(EmptyResultDataAccessException.class);

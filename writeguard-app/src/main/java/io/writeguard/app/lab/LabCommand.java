@@ -15,7 +15,6 @@ import io.writeguard.app.lab.api.BalanceSettings;
 import io.writeguard.app.lab.api.LabStrategy;
 import io.writeguard.app.lab.api.Scenario;
 import io.writeguard.app.lab.api.Scenario.BalanceScenario;
-import io.writeguard.app.lab.api.Scenario.Verification;
 import io.writeguard.app.lab.api.Strategy.LabServices;
 import io.writeguard.app.lab.plan.LabPlan;
 import io.writeguard.app.lab.plan.LabSettings;
@@ -25,8 +24,8 @@ import io.writeguard.app.lab.report.ResultTable;
 import io.writeguard.app.lab.report.ResultTable.ClosingNote;
 import io.writeguard.app.lab.report.ResultTable.FiguresTable;
 import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.ProcessesPoint;
 import io.writeguard.app.lab.result.LabReport.ServerInfo;
-import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.result.LabReport.SweepPoint;
 import io.writeguard.internal.Checks;
 import java.io.IOException;
@@ -77,8 +76,6 @@ public final class LabCommand implements Callable<Integer> {
   static final int MAX_DOCS = 1024;
   static final int MAX_ROUNDS = 100;
   static final int MAX_SHARDS = 1000;
-  /** Strategies whose lock holds in one process only: across processes they lose by design. */
-  static final Set<String> ONE_PROCESS_ONLY = Set.of("local-lock");
   /**
    * Interleaved rounds by default: one round is at the mercy of the JIT warming up and of
    * whatever else the machine does (docs/lab.md, "Measured"). Three rounds of three seconds
@@ -86,6 +83,12 @@ public final class LabCommand implements Callable<Integer> {
    */
   static final int DEFAULT_ROUNDS = 3;
   static final String DEFAULT_DURATION = "3s";
+  /**
+   * At most this much warm-up per strategy: the JIT compiles the driver and the in-JVM server
+   * for tens of seconds, and a default run that warms 2-5 s per strategy still ends within
+   * two minutes on two cores (docs/lab.md, "How steady the figures are").
+   */
+  static final String DEFAULT_WARMUP = "5s";
 
   private final Scenarios scenarios;
 
@@ -148,9 +151,12 @@ public final class LabCommand implements Callable<Integer> {
       description = "Seed of the clients' random operations (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "1s",
-      description = "Unmeasured run of each strategy first, on other documents; 0s for none"
-          + " (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--warmup", paramLabel = "TIME", defaultValue = DEFAULT_WARMUP,
+      description = "Before anything is measured, every strategy runs unmeasured, on other"
+          + " documents, in slices of up to 1s until its speed stops rising (two slices in a"
+          + " row each less than 5%% faster than the one before), at least three slices and at"
+          + " most TIME each;"
+          + " 0s for none (default: ${DEFAULT-VALUE}).")
   String warmup;
 
   @Option(names = "--group-commit", paramLabel = "on|off", defaultValue = "on",
@@ -161,12 +167,13 @@ public final class LabCommand implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE}).")
   String groupCommit;
 
-  @Option(names = "--processes", paramLabel = "N", defaultValue = "1",
+  @Option(names = "--processes", paramLabel = "N[,N...]", split = ",", defaultValue = "1",
       description = "Spread the clients over N processes (child JVMs on the same servers), as"
           + " in a deployment of N instances: conflicts and retries between processes show,"
-          + " which group commit hides inside one; readinfo only; at most the clients"
-          + " (default: ${DEFAULT-VALUE}).")
-  int processes;
+          + " which group commit hides inside one; readinfo only; at most the clients."
+          + " Several counts (1,2,4) run the whole plan at each, with the same clients, and"
+          + " say what changes (default: ${DEFAULT-VALUE}).")
+  List<String> processes;
 
   @Option(names = "--json", paramLabel = "FILE",
       description = "Also write the results as JSON to FILE.")
@@ -192,7 +199,7 @@ public final class LabCommand implements Callable<Integer> {
     LabPlan<?> plan = scenarios.plan(scenario, strategies);
     List<Integer> counts = clientCounts();
     LabSettings settings = settings(plan.scenario(), counts.get(0));
-    checkProcesses(plan.scenario(), counts);
+    List<Integer> processCounts = processCounts(plan.scenario(), counts);
     checkTarget("--json", json);
     checkTarget("--html", html);
     redis.check();
@@ -223,57 +230,73 @@ public final class LabCommand implements Callable<Integer> {
         out.printf("  redis: %s at %s%n", redisTarget.isEmbedded() ? "embedded" : "external",
             redisTarget.displayUri());
       }
-      LabSchedule schedule = new LabSchedule(settings, plan.strategies().size(), counts.size());
-      out.print(extraHeader(plan.scenario(), settings, plan.strategies().size(), counts.size(),
-          schedule));
-      out.flush();
-      Set<String> blind = plan.strategies().stream()
-          .filter(s -> s.reproducesLoss() || processes > 1 && ONE_PROCESS_ONLY.contains(s.name()))
-          .map(LabStrategy::name).collect(Collectors.toSet());
-      if (processes > 1) {
+      LabSchedule schedule = new LabSchedule(settings, plan.strategies().size(),
+          counts.size() * processCounts.size());
+      out.print(extraHeader(plan.scenario(), settings, plan.strategies().size(),
+          processCounts.size() > 1 ? processCounts.size() : counts.size(),
+          processCounts.size() > 1 ? "process counts" : "client counts", schedule));
+      int lastProcesses = processCounts.get(processCounts.size() - 1);
+      if (processCounts.size() > 1) {
+        out.printf("  the same %d clients in %s processes in turn (child JVMs on the same"
+            + " servers when more than one)%s%n", counts.get(0), processCounts.stream()
+                .map(String::valueOf).collect(Collectors.joining(", ")),
+            ProcessCounts.blind(plan, lastProcesses).contains("local-lock")
+                ? "; local-lock locks one process only, so its losses there are expected" : "");
+      } else if (lastProcesses > 1) {
         out.printf("  clients spread over %d processes (child JVMs on the same servers)%s%n",
-            processes, blind.contains("local-lock")
+            lastProcesses, ProcessCounts.blind(plan, lastProcesses).contains("local-lock")
                 ? "; local-lock locks one process only, so its losses are expected" : "");
-        out.flush();
       }
+      out.flush();
       LabProgress progress = TerminalProgress.choose(err, sweep);
+      List<ProcessesPoint> byProcesses = new ArrayList<>();
       List<SweepPoint> points = new ArrayList<>();
       LabReport last = null;
       try {
         MongoDatabase labDatabase = target.client().getDatabase(LabRunner.DATABASE);
         LabServices services = LabServices.of(labDatabase,
             redisTarget == null ? null : redisTarget.client());
-        for (int count : counts) {
-          LabRunner runner = new LabRunner(target.client(), labDatabase,
-              settings.withClients(count), progress, services, schedule);
-          if (processes > 1) {
-            try (LabProcesses group = LabProcesses.start(processes, count,
-                target.connectionUri(),
-                redisTarget == null ? null : redisTarget.connectionUri())) {
-              last = runner.inProcesses(group).run(plan, server);
+        for (int processes : processCounts) {
+          points = new ArrayList<>();
+          for (int count : counts) {
+            LabRunner runner = new LabRunner(target.client(), labDatabase,
+                settings.withClients(count), progress, services, schedule);
+            if (processes > 1) {
+              try (LabProcesses group = LabProcesses.start(processes, count,
+                  target.connectionUri(),
+                  redisTarget == null ? null : redisTarget.connectionUri())) {
+                last = runner.inProcesses(group).run(plan, server);
+              }
+            } else {
+              last = runner.run(plan, server);
             }
-          } else {
-            last = runner.run(plan, server);
-          }
-          points.add(new SweepPoint(count, last.results()));
-          out.println();
-          if (sweep) {
-            out.println(count + " clients:");
-          }
-          out.print(ResultTable.render(last, blind));
-          String figures = FiguresTable.render(last.results());
-          if (!figures.isEmpty()) {
+            points.add(new SweepPoint(count, last.results()));
+            byProcesses.add(new ProcessesPoint(processes, count, last.results()));
             out.println();
-            out.print(figures);
+            if (sweep) {
+              out.println(count + " clients:");
+            } else if (processCounts.size() > 1) {
+              out.println(count + " clients in " + ClosingNote.processes(processes) + ":");
+            }
+            out.print(ResultTable.render(last, ProcessCounts.blind(plan, processes)));
+            String figures = FiguresTable.render(last.results());
+            if (!figures.isEmpty()) {
+              out.println();
+              out.print(figures);
+            }
+            out.flush();
           }
-          out.flush();
         }
       } catch (LabAbortedException e) {
         err.println("writeguard lab: aborted: " + e.getMessage());
         err.println("writeguard lab: no report written");
         return EXIT_ABORTED;
       }
-      LabReport report = last.withSweep(points).withProcesses(processes);
+      LabReport report = last.withSweep(points).withProcesses(lastProcesses);
+      if (processCounts.size() > 1) {
+        report = report.withProcessCounts(byProcesses);
+      }
+      Set<String> blind = ProcessCounts.blind(plan, lastProcesses);
       String note = ClosingNote.render(report, blind);
       if (!note.isEmpty()) {
         out.println();
@@ -281,10 +304,14 @@ public final class LabCommand implements Callable<Integer> {
       }
       List<String> advice = new ArrayList<>(Recommendation.stormWarnings(report.results(), blind));
       advice.addAll(Recommendation.lines(report.results(), blind));
+      if (report.byProcesses() != null) {
+        advice.addAll(Recommendation.acrossProcesses(report.byProcesses(),
+            n -> ProcessCounts.blind(plan, n)));
+      }
       out.println();
       advice.forEach(out::println);
       int status = writeReports(report, blind, out, err);
-      List<String> failed = failures(report, blind);
+      List<String> failed = LabFailures.of(report, n -> ProcessCounts.blind(plan, n));
       if (!failed.isEmpty()) {
         err.println("writeguard lab: FAILED: " + String.join(", ", failed));
         return EXIT_FAILED;
@@ -321,32 +348,8 @@ public final class LabCommand implements Callable<Integer> {
     return status;
   }
 
-  /** Losses of strategies that must not lose, and broken invariants of any strategy. */
-  private static List<String> failures(LabReport report, Set<String> blind) {
-    List<String> failed = new ArrayList<>();
-    for (SweepPoint p : report.points()) {
-      String at = report.sweep() == null ? "" : " at " + p.clients() + " clients";
-      for (StrategyResult r : p.results()) {
-        if (r.lostUpdates() > 0 && !blind.contains(r.strategy())) {
-          failed.add(r.strategy() + " lost " + r.lostUpdates() + " acknowledged update(s)" + at);
-        }
-        if (r.lockViolations() > 0) {
-          failed.add(r.strategy() + " met " + r.lockViolations() + " lock violation(s)" + at
-              + " (a conflict or fenced rejection while holding a lock that should be"
-              + " exclusive)");
-        }
-        long violations = r.figure(Verification.VIOLATIONS, 0);
-        if (violations > 0) {
-          failed.add(r.strategy() + " broke an invariant " + violations + " time(s)" + at
-              + " (e.g. a negative balance)");
-        }
-      }
-    }
-    return failed;
-  }
-
   private static String extraHeader(Scenario<?> scenario, LabSettings s, int strategies,
-      int clientCounts, LabSchedule schedule) {
+      int points, String pointsName, LabSchedule schedule) {
     StringBuilder b = new StringBuilder();
     String nl = System.lineSeparator();
     if (s.rounds() > 1) {
@@ -359,7 +362,7 @@ public final class LabCommand implements Callable<Integer> {
     }
     b.append("  plan: ").append(strategies).append(strategies == 1 ? " strategy" : " strategies")
         .append(" x ").append(s.rounds()).append(s.rounds() == 1 ? " round" : " rounds")
-        .append(clientCounts > 1 ? " x " + clientCounts + " client counts" : "")
+        .append(points > 1 ? " x " + points + " " + pointsName : "")
         .append(" = ").append(schedule.measuredRounds()).append(" measured")
         .append(schedule.planned().map(d -> ", about " + LabSchedule.format(d.toNanos())
             + " with warm-ups (plus set-up and counting)").orElse(""))
@@ -375,20 +378,19 @@ public final class LabCommand implements Callable<Integer> {
   }
 
   /**
-   * {@code --processes}: from 1 to the fewest clients given (every process runs at least one),
-   * and for the scenarios that count per process only (readinfo: the counter's and transfer's
-   * figures are read per run, not per process; see {@link Scenario#countsPerProcess()}).
+   * {@code --processes}: whole numbers from 1 to the fewest clients given (every process runs
+   * at least one), none twice, not together with several client counts, and above 1 only
+   * for the scenarios that count per process (readinfo: the counter's and transfer's figures
+   * are read per run, not per process; see {@link Scenario#countsPerProcess()}).
    */
-  private void checkProcesses(Scenario<?> s, List<Integer> counts) {
-    int fewest = counts.stream().mapToInt(Integer::intValue).min().orElse(1);
-    if (processes < 1 || processes > fewest) {
-      throw new UsageException("--processes must be between 1 and the clients (" + fewest
-          + "), was " + processes);
-    }
-    if (processes > 1 && !s.countsPerProcess()) {
-      throw new UsageException("--processes " + processes + " applies to scenario "
+  private List<Integer> processCounts(Scenario<?> s, List<Integer> counts) {
+    List<Integer> out = ProcessCounts.parse(processes, counts);
+    int most = out.stream().mapToInt(Integer::intValue).max().orElse(1);
+    if (most > 1 && !s.countsPerProcess()) {
+      throw new UsageException("--processes " + most + " applies to scenario "
           + String.join(", ", scenarios.countingPerProcess()) + " only, not " + s.name());
     }
+    return out;
   }
 
   private List<Integer> clientCounts() {

@@ -44,9 +44,10 @@ import org.bson.Document;
  * dropped. Latencies go into one HdrHistogram per client, merged at the end, so clients never
  * contend on a shared recorder.
  *
- * <p>Every strategy warms up first, in plan order, before anything is measured: the driver
- * and (by default) the server run in this JVM, so the first seconds of a run are slower for
- * whatever runs first. With several rounds ({@link LabSettings#rounds()}) the strategies are
+ * <p>Every strategy warms up first, before anything is measured, until its speed stops rising
+ * ({@link WarmUp}: passes of short slices over all strategies, bounded by {@code --warmup}):
+ * the driver and (by default) the server run in this JVM, and the JIT compiles them for tens
+ * of seconds, so without it round 1 measures a slower program than round 3. With several rounds ({@link LabSettings#rounds()}) the strategies are
  * interleaved, round 1 of every strategy, then round 2, ..., odd rounds in plan order and even
  * rounds in reverse, so a drift in speed during the run hits all of them alike; the rounds
  * are folded into one result by {@link RoundMedians}.
@@ -63,6 +64,10 @@ public final class LabRunner {
   public static final String DATABASE = "writeguard_lab";
   private static final String WARMING_UP = "warming up";
   private static final String MEASURING = "measuring";
+  /** The figure: each warm-up slice's acknowledged ops/s, in order ({@link WarmUp}). */
+  public static final String WARMUP_SLICES = "warmup_ops_s_by_slice";
+  /** The figure: seconds the strategy warmed up (its slices together). */
+  public static final String WARMED_UP_S = "warmed_up_s";
 
   private final MongoDatabase database;
   private final LabSettings settings;
@@ -76,6 +81,8 @@ public final class LabRunner {
   private final String runTag = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
   /** The child processes the clients run in ({@code --processes}), or null to run them here. */
   private LabProcesses processes;
+  /** Warm-up slices run so far, to give each its own collection. */
+  private int warmUpSlices;
 
   /**
    * A runner without a client, printing one plain line per finished strategy; its strategies
@@ -145,14 +152,16 @@ public final class LabRunner {
     plan.strategies().forEach(s -> byStrategy.add(new ArrayList<>()));
     LabSchedule schedule = sharedSchedule != null ? sharedSchedule
         : new LabSchedule(settings, n, 1);
-    for (int k = 0; k < n; k++) {
-      LabStrategy<O> strategy = plan.strategies().get(k);
-      long began = ticker.nanoTime();
-      if (warmUp(plan.scenario(), strategy, schedule,
-          new LabStep(strategy.name(), settings.clients(), 1, rounds, k + 1, n, -1))) {
-        schedule.finished(true, ticker.nanoTime() - began);
-      }
-    }
+    List<List<Double>> warmed = new WarmUp(settings.warmup()).run(n,
+        (k, length) -> {
+          LabStrategy<O> strategy = plan.strategies().get(k);
+          long began = ticker.nanoTime();
+          double speed = warmUp(plan.scenario(), strategy, length, schedule,
+              new LabStep(strategy.name(), settings.clients(), 1, rounds, k + 1, n, -1));
+          schedule.finished(true, ticker.nanoTime() - began);
+          return speed;
+        },
+        schedule::moreWarmups);
     for (int round = 1; round <= rounds; round++) {
       for (int k = 0; k < n; k++) {
         // Odd rounds in plan order, even rounds reversed: a steady drift (the JIT warming
@@ -168,7 +177,10 @@ public final class LabRunner {
         progress.finished(step.withTimeLeft(schedule.timeLeftNanos()), r);
       }
     }
-    List<StrategyResult> results = byStrategy.stream().map(RoundMedians::combine).toList();
+    List<StrategyResult> results = new ArrayList<>();
+    for (int k = 0; k < n; k++) {
+      results.add(withWarmUp(RoundMedians.combine(byStrategy.get(k)), warmed.get(k)));
+    }
     Duration d = settings.duration();
     return new LabReport(plan.scenario().name(), server, settings.clients(), settings.docs(),
         d == null ? null : d.toMillis() / 1000.0, d == null ? settings.ops() : null,
@@ -177,26 +189,44 @@ public final class LabRunner {
         settings.groupCommit());
   }
 
-  /** Runs {@code strategy} unmeasured; false when there is no warm-up to run. */
-  private <O> boolean warmUp(Scenario<O> scenario, LabStrategy<O> strategy,
+  /** The figures of how {@code result}'s strategy warmed up: its slices' speeds and seconds. */
+  private StrategyResult withWarmUp(StrategyResult result, List<Double> slices) {
+    if (slices.isEmpty()) {
+      return result;
+    }
+    java.util.Map<String, Object> figures = new java.util.LinkedHashMap<>();
+    figures.put(WARMUP_SLICES, List.copyOf(slices));
+    figures.put(WARMED_UP_S,
+        round(slices.size() * WarmUp.sliceOf(settings.warmup()).toMillis() / 1000.0, 3));
+    return result.withFigures(figures);
+  }
+
+  /** Runs one unmeasured slice of {@code strategy}; answers its acknowledged ops/s. */
+  private <O> double warmUp(Scenario<O> scenario, LabStrategy<O> strategy, Duration length,
       LabSchedule schedule, LabStep step) {
-    if (settings.warmup().isZero()) {
-      return false;
-    }
+    String phase = "warmup" + (++warmUpSlices);
     if (processes != null) {
-      String name = collection(scenario, strategy, "warmup", step).getNamespace()
+      String name = collection(scenario, strategy, phase, step).getNamespace()
           .getCollectionName();
-      processes.round(request(scenario, strategy, name, settings.warmup(), 0), false,
-          patience(settings.warmup()));
-      dropQuietly(database.getCollection(name));
-      return true;
+      List<LabProcesses.Part> parts;
+      try {
+        parts = processes.round(request(scenario, strategy, name, length, 0), false,
+            patience(length));
+      } finally {
+        dropQuietly(database.getCollection(name));
+        dropQuietly(database.getCollection(name + "_locks"));
+      }
+      long acked = parts.stream().mapToLong(LabProcesses.Part::acknowledged).sum();
+      long elapsed = parts.stream().mapToLong(LabProcesses.Part::elapsedNanos).max().orElse(1);
+      return round(acked / (Math.max(1, elapsed) / 1e9), 1);
     }
-    MongoCollection<Document> warm = collection(scenario, strategy, "warmup", step);
-    Driven<O> driven = drive(scenario, strategy, warm,
-        RunControl.timed(settings.warmup().toNanos()), 0, WARMING_UP, schedule, step);
+    MongoCollection<Document> warm = collection(scenario, strategy, phase, step);
+    Driven<O> driven = drive(scenario, strategy, warm, RunControl.timed(length.toNanos()), 0,
+        WARMING_UP, schedule, step);
     driven.run.close();
     dropQuietly(warm);
-    return true;
+    long acked = driven.loops.stream().mapToLong(ClientLoop::acknowledged).sum();
+    return round(acked / (Math.max(1, driven.elapsedNanos) / 1e9), 1);
   }
 
   private <O> StrategyResult measure(Scenario<O> scenario, LabStrategy<O> strategy,

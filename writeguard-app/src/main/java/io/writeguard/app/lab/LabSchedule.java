@@ -8,7 +8,9 @@ import java.util.Optional;
 
 /**
  * The phases of a whole lab run, to tell how long it will take and how much of it is left:
- * at every client count, every strategy's warm-up, then its rounds.
+ * at every client count, every strategy's warm-up slices ({@link WarmUp}), then its rounds.
+ * A warm-up runs at least {@link WarmUp#MIN_SLICES} slices per strategy; the slices it adds
+ * while a strategy's speed still rises are announced with {@link #moreWarmups}.
  *
  * <p>The time left is the phases still to run times what such a phase has taken so far (its
  * set-up and counting included), plus what the current phase still has to go. Before any
@@ -19,7 +21,7 @@ import java.util.Optional;
 public final class LabSchedule {
   private final long warmupNanos;
   private final long measureNanos;
-  private final int warmups;
+  private int warmups;
   private final int measures;
   private int warmupsDone;
   private int measuresDone;
@@ -33,9 +35,9 @@ public final class LabSchedule {
   public LabSchedule(LabSettings settings, int strategies, int clientCounts) {
     Checks.atLeast("strategies", strategies, 1);
     Checks.atLeast("clientCounts", clientCounts, 1);
-    this.warmupNanos = settings.warmup().toNanos();
+    this.warmupNanos = WarmUp.sliceOf(settings.warmup()).toNanos();
     this.measureNanos = settings.duration() == null ? 0 : settings.duration().toNanos();
-    this.warmups = warmupNanos == 0 ? 0 : strategies * clientCounts;
+    this.warmups = warmupNanos == 0 ? 0 : strategies * clientCounts * WarmUp.MIN_SLICES;
     this.measures = strategies * settings.rounds() * clientCounts;
   }
 
@@ -45,12 +47,17 @@ public final class LabSchedule {
   }
 
   /**
-   * Warm-up and measuring time of the whole run by the settings, without set-up and
-   * counting; empty when the rounds are counted by {@code --ops}.
+   * Warm-up (its least) and measuring time of the whole run by the settings, without set-up
+   * and counting; empty when the rounds are counted by {@code --ops}.
    */
   public Optional<Duration> planned() {
     return measureNanos == 0 ? Optional.empty()
         : Optional.of(Duration.ofNanos(warmups * warmupNanos + measures * measureNanos));
+  }
+
+  /** A warm-up pass will run {@code slices} more slices than planned so far. */
+  void moreWarmups(int slices) {
+    warmups += slices;
   }
 
   /** A phase ended after {@code wallNanos}, set-up and counting included. */

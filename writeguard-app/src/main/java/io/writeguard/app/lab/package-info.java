@@ -23,7 +23,8 @@
  *   <li>{@link io.writeguard.app.lab.plan.LabPlan} and
  *       {@link io.writeguard.app.lab.plan.LabSettings}: what a run will do;
  *   <li>{@link io.writeguard.app.lab.LabRunner} and {@link io.writeguard.app.lab.ClientLoop}:
- *       how a run goes (warm-ups, interleaved rounds, the clients, aborting), with
+ *       how a run goes (warm-ups until every strategy's speed stops rising, {@code WarmUp};
+ *       interleaved rounds, the clients, aborting), with
  *       {@link io.writeguard.app.lab.LabSchedule} telling the time left;
  *   <li>{@link io.writeguard.app.lab.StrategyStats}: what a round measures, and
  *       {@link io.writeguard.app.lab.result.RoundMedians}: how rounds fold into one result;

@@ -66,6 +66,12 @@ class LabCommandTest {
       "--ops        | 0               | was 0",
       "--group-commit | maybe         | maybe",
       "--group-commit | ON            | ON",
+      "--processes  | 0               | --processes must be between 1 and the clients (16), was 0",
+      "--processes  | 1,-2            | was -2",
+      "--processes  | 1,17            | was 17",
+      "--processes  | 1,x             | --processes must be whole numbers",
+      "--processes  | 2,2             | --processes lists 2 twice",
+      "--processes  | 1,,2            | --processes must be whole numbers",
       "--mongo-uri  | http://nope     | http://nope",
       "--mongo-uri  | mongodb://      | mongodb://",
   })
@@ -175,5 +181,26 @@ class LabCommandTest {
     assertThat(lab("--help")).isEqualTo(0);
     assertThat(out.toString()).contains("--scenario", "--strategies", "--clients", "--duration",
         "--ops", "--docs", "--seed", "--warmup", "--json", "--mongo-uri");
+    // The warm-up's rule as written, its "%" not taken for a format specifier.
+    assertThat(out.toString().replaceAll("\\s+", " ")).contains("each less than 5% faster than"
+        + " the one before), at least three slices", "--processes=N[,N...]");
+  }
+
+  @Test
+  void severalProcessCountsWithSeveralClientCountsAreRejectedNamingBoth() {
+    Path json = dir.resolve("report.json");
+    assertThat(lab("--processes", "1,2", "--clients", "4,8", "--ops", "10", "--json",
+        json.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("give several --processes or several --clients, not"
+        + " both (was --processes 1,2 --clients 4,8)");
+    assertThat(out.toString()).isEmpty();
+    assertThat(json).doesNotExist();
+  }
+
+  @Test
+  void aListOfProcessCountsIsParsedInTheOrderGiven() {
+    assertThat(ProcessCounts.parse(List.of("1", "2", "4"), List.of(16)))
+        .containsExactly(1, 2, 4);
+    assertThat(ProcessCounts.parse(List.of("4", "1"), List.of(4))).containsExactly(4, 1);
   }
 }

@@ -11,31 +11,43 @@ class LabScheduleTest {
   private static final long S = 1_000_000_000L;
 
   private static LabSettings timed(int rounds) {
-    return LabSettings.timed(16, 4, 42, Duration.ofSeconds(3), Duration.ofSeconds(1))
+    return LabSettings.timed(16, 4, 42, Duration.ofSeconds(3), Duration.ofMillis(1500))
         .withRounds(rounds);
   }
 
   @Test
-  void theDefaultRunOfSevenStrategiesPlansSeventySecondsOfWarmUpAndMeasuring() {
-    LabSchedule schedule = new LabSchedule(timed(3), 7, 1);
+  void sevenStrategiesPlanTheirLeastWarmUpAndTheirRounds() {
+    LabSchedule schedule = new LabSchedule(timed(3), 7, 1); // 3 slices of 0.5 s each
 
     assertThat(schedule.measuredRounds()).isEqualTo(21);
-    assertThat(schedule.planned()).contains(Duration.ofSeconds(7 * 1 + 21 * 3));
-    assertThat(schedule.timeLeftNanos(true, 0)).isEqualTo(70 * S);
-    assertThat(schedule.timeLeftNanos()).isEqualTo(70 * S);
+    assertThat(schedule.planned()).contains(Duration.ofMillis(7 * 1500 + 21 * 3000));
+    assertThat(schedule.timeLeftNanos(true, 0)).isEqualTo(73_500_000_000L);
+    assertThat(schedule.timeLeftNanos()).isEqualTo(73_500_000_000L);
   }
 
   @Test
   void phasesThatTookLongerThanPlannedStretchTheEstimateOfTheRest() {
-    LabSchedule schedule = new LabSchedule(timed(2), 2, 1); // 2 warm-ups, 4 rounds
-    schedule.finished(true, 2 * S); // a 1 s warm-up took 2 s with its set-up
-    schedule.finished(true, 2 * S);
+    LabSchedule schedule = new LabSchedule(timed(2), 2, 1); // 2 x 3 warm-up slices, 4 rounds
+    for (int i = 0; i < 6; i++) {
+      schedule.finished(true, 2 * S); // a 0.5 s slice took 2 s with its set-up
+    }
     assertThat(schedule.timeLeftNanos()).isEqualTo(4 * 3 * S); // no round measured yet
 
     schedule.finished(false, 5 * S); // a 3 s round took 5 s
     assertThat(schedule.timeLeftNanos()).isEqualTo(3 * 5 * S);
     assertThat(schedule.timeLeftNanos(false, 1 * S)).isEqualTo(2 * 5 * S + 4 * S);
     assertThat(schedule.timeLeftNanos(false, 9 * S)).isEqualTo(2 * 5 * S); // overdue: not < 0
+  }
+
+  @Test
+  void warmUpSlicesAddedWhileAStrategyStillRisesLengthenTheEstimate() {
+    LabSettings s = LabSettings.timed(16, 4, 42, Duration.ofSeconds(3), Duration.ofSeconds(5))
+        .withRounds(3);
+    LabSchedule schedule = new LabSchedule(s, 7, 1); // at least 3 slices of 1 s each
+
+    assertThat(schedule.planned()).contains(Duration.ofSeconds(7 * 3 + 21 * 3));
+    schedule.moreWarmups(3);
+    assertThat(schedule.timeLeftNanos()).isEqualTo((7 * 3 + 3) * S + 21 * 3 * S);
   }
 
   @Test

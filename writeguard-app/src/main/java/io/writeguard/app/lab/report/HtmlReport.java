@@ -3,9 +3,11 @@ package io.writeguard.app.lab.report;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.writeguard.app.cli.Durations;
+import io.writeguard.app.lab.report.ResultTable.ClosingNote;
 import io.writeguard.app.lab.result.LabReport;
 import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.result.LabReport.SweepPoint;
+import io.writeguard.app.lab.result.RoundMedians;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -85,6 +87,14 @@ public final class HtmlReport {
           + " in (LOCK VIOL.) or broke an invariant (VIOLATIONS). Its speed is no result,"
           + " however fast it looks.</p>\n");
     }
+    if (report.points().stream().anyMatch(p -> p.results().stream()
+        .anyMatch(StrategyResult::unsteady))) {
+      h.append("<p class=\"legend\"><span class=\"unsteady\">UNSTEADY +-n%</span> in the"
+          + " table: a round of the strategy was n% off its median (more than +-"
+          + String.format(Locale.ROOT, "%.0f", RoundMedians.STEADY_PCT) + "%), so its speed"
+          + " and the ratios marked ~ are no finding; run again on a quieter machine or with"
+          + " more rounds.</p>\n");
+    }
     h.append("<h2>Lost updates</h2>\n")
         .append("<p class=\"note\">Lost = acknowledged effects missing at the end (see"
             + " docs/lab.md for each scenario's unit). Every strategy but those that exist"
@@ -126,6 +136,21 @@ public final class HtmlReport {
         .append("\"></canvas></div></figure>\n");
   }
 
+  /** The results of one client count, or of one process count, and the label of its rows. */
+  private record Point(String label, List<StrategyResult> results) {}
+
+  /**
+   * The points the table has rows for: every process count of {@code --processes 1,2,4}
+   * ({@code 16 in 4 processes}), else every client count ({@code 16}).
+   */
+  private static List<Point> rowsByPoint(LabReport report) {
+    return report.byProcesses() == null
+        ? report.points().stream()
+            .map(p -> new Point(String.valueOf(p.clients()), p.results())).toList()
+        : report.byProcesses().stream().map(p -> new Point(p.clients() + " in "
+            + ClosingNote.processes(p.processes()), p.results())).toList();
+  }
+
   private static boolean hasBaseline(LabReport report) {
     return report.points().stream().anyMatch(p -> p.results().stream()
         .anyMatch(r -> r.strategy().equals(BASELINE) && r.throughputOpsS() > 0));
@@ -149,7 +174,7 @@ public final class HtmlReport {
         + (locks ? "<th>lock wait p99 ms</th><th>lock timeouts</th><th>fenced</th>"
             + "<th>lock violations</th>" : "")
         + "</tr></thead>\n<tbody>\n");
-    for (SweepPoint p : report.points()) {
+    for (Point p : rowsByPoint(report)) {
       Optional<StrategyResult> base = p.results().stream()
           .filter(r -> r.strategy().equals(BASELINE) && r.throughputOpsS() > 0).findFirst();
       for (StrategyResult r : p.results()) {
@@ -157,18 +182,19 @@ public final class HtmlReport {
         String lost = r.lostUpdates() == 0 ? "0" : String.format(Locale.ROOT, "%,d (%.1f%%)",
             r.lostUpdates(), 100.0 * r.lostUpdates() / Math.max(1, r.expected()));
         h.append(r.flags().isEmpty() ? "<tr>" : "<tr class=\"flagged\">")
-            .append("<td>").append(p.clients()).append("</td><td>")
+            .append("<td>").append(escapeHtml(p.label())).append("</td><td>")
             .append(escapeHtml(r.strategy()))
             .append(r.flags().isEmpty() ? ""
                 : " <span class=\"flag\">" + escapeHtml(r.flags()) + "</span>")
             .append(blind.contains(r.strategy()) ? " <small>(shows the problem)</small>" : "")
+            .append(r.unsteady() ? " <span class=\"unsteady\">"
+                + escapeHtml(r.steadinessMarker()) + "</span>" : "")
             .append("</td><td>").append(num(r.acknowledged()))
             .append("</td><td class=\"").append(bad ? "bad" : r.lostUpdates() > 0 ? "warn" : "ok")
             .append("\">").append(escapeHtml(lost))
             .append("</td><td>").append(num(r.errors()))
             .append("</td><td>").append(String.format(Locale.ROOT, "%,.0f", r.throughputOpsS()))
-            .append("</td><td>").append(base.map(b -> String.format(Locale.ROOT, "%.2fx",
-                r.throughputOpsS() / b.throughputOpsS())).orElse("-"))
+            .append("</td><td>").append(base.map(b -> ResultTable.ratio(r, b)).orElse("-"))
             .append("</td><td>").append(String.format(Locale.ROOT, "%.2f", r.latencyMs().p50()))
             .append("</td><td>").append(String.format(Locale.ROOT, "%.2f", r.latencyMs().p99()))
             .append("</td><td>").append(blind.contains(r.strategy()) ? "-"
@@ -292,6 +318,8 @@ public final class HtmlReport {
       .flag { display: inline-block; padding: 0 5px; border-radius: 3px; font-size: 11px;
               font-weight: 700; color: #fff; background: #c0162c; }
       tr.flagged td { background: #fff4f5; }
+      .unsteady { display: inline-block; padding: 0 5px; border-radius: 3px; font-size: 11px;
+                  font-weight: 700; color: #5b3b00; background: #ffd98a; }
       th:nth-child(2), td:nth-child(2) { text-align: left; }
       th { background: #f4f6fa; }
       td.ok { color: #1b7f3b; } td.warn { color: #a36a00; } td.bad { color: #c0162c; font-weight: 700; }

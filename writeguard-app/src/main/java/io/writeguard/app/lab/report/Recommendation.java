@@ -1,6 +1,8 @@
 package io.writeguard.app.lab.report;
 
 import io.writeguard.app.lab.api.Scenario.Verification;
+import io.writeguard.app.lab.report.ResultTable.ClosingNote;
+import io.writeguard.app.lab.result.LabReport.ProcessesPoint;
 import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -8,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * Which strategy to pick for the workload just measured, and why, computed from the rows of this
@@ -30,6 +33,15 @@ import java.util.Set;
  *       write is long or must not run twice.
  * </ul>
  *
+ * <p>Speeds within {@link #TIE} of the fastest of a kind are a tie, not a finding (rounds of
+ * one strategy spread that much on a quiet machine): among tied candidates the simpler one is
+ * named, in the order of {@link #PREFERENCE} (no lock service before one, several processes
+ * before one), and the others are named as "within the noise". A choice whose rounds were
+ * unsteady carries its {@code [UNSTEADY +-n%]} marker: the lab does not stand behind it.
+ *
+ * <p>{@link #acrossProcesses} compares the choices of several process counts
+ * ({@code --processes 1,2,4}).
+ *
  * <p>{@link #stormWarnings} names every strategy whose attempts conflicted more than
  * {@link #STORM_RATIO} of the time, the threshold of the library's {@code ConflictMonitor}.
  */
@@ -41,6 +53,14 @@ public final class Recommendation {
   private static final Set<String> NO_READ = Set.of("atomic", "sharded-fields", "sharded-docs");
   private static final Set<String> DISTRIBUTED_LOCKS = Set.of("mongo-lock", "redis-lock");
   private static final Set<String> ONE_PROCESS = Set.of("local-lock");
+  /** Candidates this close to the fastest of their kind are a tie. */
+  public static final double TIE = 0.10;
+  /**
+   * Among tied candidates, the first named here is recommended: the fewest moving parts
+   * (no lock, no lock service, works across processes) first. Unnamed strategies come last.
+   */
+  static final List<String> PREFERENCE = List.of("atomic", "sharded-fields", "sharded-docs",
+      "optimistic", "adaptive", "transaction", "local-lock", "mongo-lock", "redis-lock");
 
   private Recommendation() {}
 
@@ -51,14 +71,14 @@ public final class Recommendation {
   public static List<String> lines(List<StrategyResult> results, Set<String> blind) {
     List<StrategyResult> candidates = results.stream()
         .filter(r -> candidate(r, blind)).toList();
-    Comparator<StrategyResult> fastest =
-        Comparator.comparingDouble(StrategyResult::throughputOpsS);
-    Optional<StrategyResult> noRead = candidates.stream()
-        .filter(r -> NO_READ.contains(r.strategy())).max(fastest);
-    Optional<StrategyResult> read = candidates.stream()
-        .filter(r -> !NO_READ.contains(r.strategy())).max(fastest);
-    Optional<StrategyResult> lock = candidates.stream()
-        .filter(r -> DISTRIBUTED_LOCKS.contains(r.strategy())).max(fastest);
+    List<StrategyResult> noReads = candidates.stream()
+        .filter(r -> NO_READ.contains(r.strategy())).toList();
+    List<StrategyResult> reads = candidates.stream()
+        .filter(r -> !NO_READ.contains(r.strategy())).toList();
+    Optional<StrategyResult> noRead = choose(noReads);
+    Optional<StrategyResult> read = choose(reads);
+    Optional<StrategyResult> lock = choose(candidates.stream()
+        .filter(r -> DISTRIBUTED_LOCKS.contains(r.strategy())).toList());
     List<String> out = new ArrayList<>();
     if (candidates.isEmpty()) {
       out.add("recommendation: none; every strategy measured lost updates, broke an invariant"
@@ -70,10 +90,11 @@ public final class Recommendation {
               < r.throughputOpsS() ? " (slower here, where " + r.strategy() + "'s group commit"
               + " batches this process's updates; still no read and no retry)" : ""))
               .orElse(String.format(Locale.ROOT, "%,.0f ops/s", a.throughputOpsS()))
-          + ", " + facts(a)));
+          + ", " + facts(a) + tied(a, noReads)));
       read.ifPresent(r -> parts.add(r.strategy() + (noRead.isPresent() ? " if you must read ("
           : " for this change (") + facts(r)
-          + (ONE_PROCESS.contains(r.strategy()) ? ", one process only" : "") + ")"));
+          + (ONE_PROCESS.contains(r.strategy()) ? ", one process only" : "") + tied(r, reads)
+          + ")"));
       lock.filter(l -> read.isEmpty() || !l.equals(read.get()))
           .ifPresent(l -> parts.add("a lock (" + l.strategy() + ": "
               + read.map(r -> times(l, r) + " " + r.strategy() + ", ").orElse("")
@@ -103,6 +124,87 @@ public final class Recommendation {
     return out;
   }
 
+  /**
+   * What changes with several instances, for {@code --processes 1,2,4} (same total clients):
+   * the choice that reads at each process count with its speed against {@code atomic} there,
+   * each reading strategy's ratio to {@code atomic} from the first process count to the last,
+   * and the strategies that lost updates only across processes. {@code blind} answers, per
+   * process count, the strategies whose losses are expected there. Empty for fewer than two
+   * points.
+   */
+  public static List<String> acrossProcesses(List<ProcessesPoint> points,
+      IntFunction<Set<String>> blind) {
+    if (points.size() < 2) {
+      return List.of();
+    }
+    List<String> choices = new ArrayList<>();
+    List<String> chosen = new ArrayList<>();
+    for (ProcessesPoint p : points) {
+      Set<String> b = blind.apply(p.processes());
+      Optional<StrategyResult> read = choose(p.results().stream()
+          .filter(r -> candidate(r, b) && !NO_READ.contains(r.strategy())).toList());
+      Optional<StrategyResult> atomic = baseline(p);
+      chosen.add(read.map(StrategyResult::strategy).orElse("none"));
+      choices.add(ClosingNote.processes(p.processes()) + " " + read.map(r -> r.strategy()
+          + atomic.map(a -> " " + ResultTable.ratio(r, a) + " atomic").orElse("")
+          + (r.conflicts() > 0 ? String.format(Locale.ROOT, " (%.1f%% conflicts)",
+              100 * r.conflictRatio()) : "")
+          + (r.unsteady() ? " " + r.steadinessMarker() : "")).orElse("none"));
+    }
+    ProcessesPoint first = points.get(0);
+    ProcessesPoint last = points.get(points.size() - 1);
+    List<String> out = new ArrayList<>();
+    out.add("with several instances (" + last.clients() + " clients in all), if you must read: "
+        + String.join("; ", choices));
+    String from = chosen.get(0);
+    String to = chosen.get(chosen.size() - 1);
+    out.add("  " + (from.equals(to) ? from + " stays the choice from "
+        + ClosingNote.processes(first.processes()) + " to " + last.processes()
+        : "the choice changes from " + from + " at " + ClosingNote.processes(first.processes())
+            + " to " + to + " at " + last.processes())
+        + "; group commit combines the callers of one process only, so across processes"
+        + " every turn on a hot document serves fewer of them");
+    Optional<StrategyResult> a0 = baseline(first);
+    Optional<StrategyResult> a1 = baseline(last);
+    if (a0.isPresent() && a1.isPresent()) {
+      List<String> moves = new ArrayList<>();
+      for (StrategyResult r0 : first.results()) {
+        Optional<StrategyResult> r1 = last.results().stream()
+            .filter(r -> r.strategy().equals(r0.strategy())).findFirst();
+        if (NO_READ.contains(r0.strategy()) || r1.isEmpty()
+            || blind.apply(first.processes()).contains(r0.strategy())) {
+          continue;
+        }
+        moves.add(r0.strategy() + " " + ResultTable.ratio(r0, a0.get()) + " -> "
+            + ResultTable.ratio(r1.get(), a1.get())
+            + (r1.get().flags().isEmpty() ? "" : " [" + r1.get().flags() + "]"));
+      }
+      if (!moves.isEmpty()) {
+        out.add("  vs atomic from " + ClosingNote.processes(first.processes()) + " to "
+            + last.processes() + ": " + String.join(", ", moves));
+      }
+    }
+    List<String> lostAcross = new ArrayList<>();
+    for (StrategyResult r : last.results()) {
+      boolean cleanAlone = first.results().stream()
+          .anyMatch(f -> f.strategy().equals(r.strategy()) && f.lostUpdates() == 0);
+      if (r.lostUpdates() > 0 && cleanAlone) {
+        lostAcross.add(String.format(Locale.ROOT, "%s (lost %,d%s)", r.strategy(),
+            r.lostUpdates(), ONE_PROCESS.contains(r.strategy()) ? ", it locks one process only"
+                : ""));
+      }
+    }
+    if (!lostAcross.isEmpty()) {
+      out.add("  never with several instances: " + String.join(", ", lostAcross));
+    }
+    return out;
+  }
+
+  private static Optional<StrategyResult> baseline(ProcessesPoint p) {
+    return p.results().stream()
+        .filter(r -> r.strategy().equals("atomic") && r.throughputOpsS() > 0).findFirst();
+  }
+
   /** One line per strategy whose conflict ratio is above {@link #STORM_RATIO}. */
   public static List<String> stormWarnings(List<StrategyResult> results, Set<String> blind) {
     List<String> out = new ArrayList<>();
@@ -117,6 +219,40 @@ public final class Recommendation {
       }
     }
     return out;
+  }
+
+  /**
+   * The fastest of {@code rs}, or among those within {@link #TIE} of it the first in
+   * {@link #PREFERENCE}.
+   */
+  static Optional<StrategyResult> choose(List<StrategyResult> rs) {
+    Optional<StrategyResult> fastest = rs.stream()
+        .max(Comparator.comparingDouble(StrategyResult::throughputOpsS));
+    return fastest.flatMap(f -> rs.stream()
+        .filter(r -> r.throughputOpsS() >= (1 - TIE) * f.throughputOpsS())
+        .min(Comparator.comparingInt(Recommendation::preference)));
+  }
+
+  private static int preference(StrategyResult r) {
+    int i = PREFERENCE.indexOf(r.strategy());
+    return i < 0 ? PREFERENCE.size() : i;
+  }
+
+  /**
+   * {@code ; adaptive 1.04x, local-lock 1.07x of it: within the noise} for the candidates tied
+   * with {@code chosen}, and its {@code [UNSTEADY +-n%]} marker; "" when neither applies.
+   */
+  private static String tied(StrategyResult chosen, List<StrategyResult> kind) {
+    List<String> ties = new ArrayList<>();
+    for (StrategyResult r : kind) {
+      if (r != chosen && r.throughputOpsS() >= (1 - TIE) * chosen.throughputOpsS()
+          && r.throughputOpsS() <= chosen.throughputOpsS() / (1 - TIE)) {
+        ties.add(String.format(Locale.ROOT, "%s %.2fx", r.strategy(),
+            r.throughputOpsS() / chosen.throughputOpsS()));
+      }
+    }
+    return (ties.isEmpty() ? "" : "; " + String.join(", ", ties) + " of it: within the noise")
+        + (chosen.unsteady() ? ", " + chosen.steadinessMarker() + ": no finding" : "");
   }
 
   static boolean candidate(StrategyResult r, Set<String> blind) {

@@ -4,6 +4,7 @@ import io.writeguard.app.cli.Durations;
 import io.writeguard.app.lab.api.Scenario.Verification;
 import io.writeguard.app.lab.plan.LabSettings;
 import io.writeguard.app.lab.result.LabReport;
+import io.writeguard.app.lab.result.LabReport.ProcessesPoint;
 import io.writeguard.app.lab.result.LabReport.ServerInfo;
 import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.result.LabReport.SweepPoint;
@@ -43,7 +44,8 @@ public final class ResultTable {
     String budget = s.duration() != null
         ? Durations.format(s.duration()) + per
         : String.format(Locale.ROOT, "%,d operations", s.ops()) + per;
-    String warm = s.warmup().isZero() ? "no warm-up" : Durations.format(s.warmup()) + " warm-up";
+    String warm = s.warmup().isZero() ? "no warm-up"
+        : "a warm-up of up to " + Durations.format(s.warmup()) + " until speed stops rising";
     return String.format(Locale.ROOT,
         "writeguard lab: scenario %s (%s)%n"
             + "  %s clients, %d hot document%s, %s after %s, seed %d, group commit %s%n"
@@ -73,10 +75,9 @@ public final class ResultTable {
       String lost = r.lostUpdates() == 0 ? "0" : String.format(Locale.ROOT, "%,d (%.1f%%)",
           r.lostUpdates(), 100.0 * r.lostUpdates() / Math.max(1, r.expected()));
       String ratio = baseline.filter(b -> b.throughputOpsS() > 0)
-          .map(b -> String.format(Locale.ROOT, "%.2fx", r.throughputOpsS() / b.throughputOpsS()))
-          .orElse("-");
+          .map(b -> ratio(r, b)).orElse("-");
       rows.add(new String[] {
-          r.flags().isEmpty() ? r.strategy() : r.strategy() + " [" + r.flags() + "]",
+          name(r),
           String.format(Locale.ROOT, "%,d", r.acknowledged()),
           lost,
           String.format(Locale.ROOT, "%,d", r.errors()),
@@ -113,6 +114,22 @@ public final class ResultTable {
     return out.toString();
   }
 
+  /** The name with its markers: {@code [LOST n]} and the like, then {@code [UNSTEADY +-n%]}. */
+  static String name(StrategyResult r) {
+    String name = r.flags().isEmpty() ? r.strategy() : r.strategy() + " [" + r.flags() + "]";
+    return r.unsteady() ? name + " " + r.steadinessMarker() : name;
+  }
+
+  /**
+   * {@code r}'s throughput against {@code base}'s, {@code 1.30x}; with a leading {@code ~} when
+   * either one's rounds are unsteady, so the ratio does not read as a finding ({@code base}
+   * against itself is 1.00x however its rounds went).
+   */
+  public static String ratio(StrategyResult r, StrategyResult base) {
+    return (r != base && (r.unsteady() || base.unsteady()) ? "~" : "")
+        + String.format(Locale.ROOT, "%.2fx", r.throughputOpsS() / base.throughputOpsS());
+  }
+
   /** What the markers next to strategy names mean, for the markers shown; "" for none. */
   static String legend(List<StrategyResult> results, Set<String> blind) {
     StringBuilder out = new StringBuilder();
@@ -131,6 +148,12 @@ public final class ResultTable {
     }
     if (results.stream().anyMatch(r -> r.figure(Verification.VIOLATIONS, 0) > 0)) {
       out.append("[VIOLATIONS n]: an invariant broke n times (e.g. a negative balance)")
+          .append(nl);
+    }
+    if (results.stream().anyMatch(StrategyResult::unsteady)) {
+      out.append(String.format(Locale.ROOT, "[UNSTEADY +-n%%]: a round was n%% off the median"
+          + " (more than +-%.0f%%), so that speed and every ratio marked ~ are no finding;"
+          + " run again on a quieter machine or with more --rounds", RoundMedians.STEADY_PCT))
           .append(nl);
     }
     return out.toString();
@@ -222,8 +245,15 @@ public final class ResultTable {
      */
     public static String render(LabReport report, Set<String> blind) {
       List<String> lines = new ArrayList<>();
-      for (SweepPoint point : report.points()) {
-        ratios(point).ifPresent(lines::add);
+      if (report.byProcesses() != null) {
+        for (ProcessesPoint p : report.byProcesses()) {
+          ratios(new SweepPoint(p.clients(), p.results()), " in " + processes(p.processes()))
+              .ifPresent(lines::add);
+        }
+      } else {
+        for (SweepPoint point : report.points()) {
+          ratios(point, "").ifPresent(lines::add);
+        }
       }
       List<StrategyResult> all = report.points().stream()
           .flatMap(p -> p.results().stream()).toList();
@@ -238,7 +268,12 @@ public final class ResultTable {
       return out.toString();
     }
 
-    private static Optional<String> ratios(SweepPoint point) {
+    /** {@code 1 process}, {@code 4 processes}. */
+    public static String processes(int n) {
+      return n + (n == 1 ? " process" : " processes");
+    }
+
+    private static Optional<String> ratios(SweepPoint point, String processes) {
       Optional<StrategyResult> base = point.results().stream()
           .filter(r -> r.strategy().equals(BASELINE) && r.throughputOpsS() > 0).findFirst();
       if (base.isEmpty() || point.results().size() < 2) {
@@ -248,13 +283,15 @@ public final class ResultTable {
       List<String> parts = new ArrayList<>();
       for (StrategyResult r : point.results()) {
         if (!r.strategy().equals(BASELINE)) {
-          parts.add(String.format(Locale.ROOT, "%s %.2fx", r.strategy(), r.throughputOpsS() / atomic)
-              + (r.flags().isEmpty() ? "" : " [" + r.flags() + "]"));
+          parts.add(r.strategy() + " " + ResultTable.ratio(r, base.get())
+              + (r.flags().isEmpty() ? "" : " [" + r.flags() + "]")
+              + (r.unsteady() ? " " + r.steadinessMarker() : ""));
         }
       }
       return Optional.of(String.format(Locale.ROOT,
-          "throughput vs atomic (%,.0f ops/s) at %d clients: %s", atomic, point.clients(),
-          String.join(", ", parts)));
+          "throughput vs atomic (%,.0f ops/s%s) at %d clients%s: %s", atomic,
+          base.get().unsteady() ? ", " + base.get().steadinessMarker() : "", point.clients(),
+          processes, String.join(", ", parts)));
     }
 
     private static List<String> totals(LabReport report, Set<String> blind) {

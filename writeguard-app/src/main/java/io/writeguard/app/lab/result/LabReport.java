@@ -33,10 +33,15 @@ import java.util.Optional;
  * @param balances the balance scenarios' numbers (counter, transfer); null for others
  * @param sweep every client count's results when more than one was given, else null
  * @param groupCommit whether strategies that can combine concurrent updates of one document did
- * @param processes how many processes the clients were spread over ({@code --processes})
+ * @param processes how many processes the clients were spread over ({@code --processes}); with
+ *     several counts, the last
+ * @param byProcesses every process count's results when {@code --processes} listed more than
+ *     one ({@code 1,2,4}), in the order given, else null; {@code processes} and
+ *     {@code results} are then the last one's
  */
 @JsonPropertyOrder({"scenario", "server", "clients", "docs", "duration_s", "ops", "warmup_s",
-    "seed", "rounds", "group_commit", "processes", "balances", "results", "sweep"})
+    "seed", "rounds", "group_commit", "processes", "balances", "results", "sweep",
+    "by_processes"})
 public record LabReport(
     @JsonProperty("scenario") String scenario,
     @JsonProperty("server") ServerInfo server,
@@ -51,14 +56,25 @@ public record LabReport(
     @JsonProperty("balances") @JsonInclude(JsonInclude.Include.NON_NULL) BalanceSettings balances,
     @JsonProperty("sweep") @JsonInclude(JsonInclude.Include.NON_NULL) List<SweepPoint> sweep,
     @JsonProperty("group_commit") boolean groupCommit,
-    @JsonProperty("processes") int processes) {
+    @JsonProperty("processes") int processes,
+    @JsonProperty("by_processes") @JsonInclude(JsonInclude.Include.NON_NULL)
+        List<ProcessesPoint> byProcesses) {
 
   public LabReport {
     results = List.copyOf(results);
     sweep = sweep == null ? null : List.copyOf(sweep);
+    byProcesses = byProcesses == null ? null : List.copyOf(byProcesses);
     if (processes < 1) {
       throw new IllegalArgumentException("processes must be >= 1, was " + processes);
     }
+  }
+
+  /** A report of one process count. */
+  public LabReport(String scenario, ServerInfo server, int clients, int docs, Double durationS,
+      Long ops, double warmupS, long seed, List<StrategyResult> results, int rounds,
+      BalanceSettings balances, List<SweepPoint> sweep, boolean groupCommit, int processes) {
+    this(scenario, server, clients, docs, durationS, ops, warmupS, seed, results, rounds,
+        balances, sweep, groupCommit, processes, null);
   }
 
   /** A report of clients that all ran in one process. */
@@ -72,7 +88,35 @@ public record LabReport(
   /** This report with its clients spread over {@code processes} processes. */
   public LabReport withProcesses(int processes) {
     return new LabReport(scenario, server, clients, docs, durationS, ops, warmupS, seed, results,
-        rounds, balances, sweep, groupCommit, processes);
+        rounds, balances, sweep, groupCommit, processes, byProcesses);
+  }
+
+  /**
+   * This report with {@code points} as its results by process count; the last point's
+   * process count and results become the report's own.
+   */
+  public LabReport withProcessCounts(List<ProcessesPoint> points) {
+    ProcessesPoint last = points.get(points.size() - 1);
+    return new LabReport(scenario, server, clients, docs, durationS, ops, warmupS, seed,
+        last.results(), rounds, balances, sweep, groupCommit, last.processes(),
+        points.size() > 1 ? points : null);
+  }
+
+  /**
+   * The results of every strategy at one process count of {@code --processes 1,2,4}, with the
+   * same total clients. Immutable.
+   */
+  @JsonPropertyOrder({"processes", "clients", "results"})
+  public record ProcessesPoint(
+      @JsonProperty("processes") int processes,
+      @JsonProperty("clients") int clients,
+      @JsonProperty("results") List<StrategyResult> results) {
+    public ProcessesPoint {
+      if (processes < 1) {
+        throw new IllegalArgumentException("processes must be >= 1, was " + processes);
+      }
+      results = List.copyOf(results);
+    }
   }
 
   /** A single run of one round, without balance settings. */
@@ -99,7 +143,7 @@ public record LabReport(
     SweepPoint last = points.get(points.size() - 1);
     return new LabReport(scenario, server, last.clients(), docs, durationS, ops, warmupS, seed,
         last.results(), rounds, balances, points.size() > 1 ? points : null, groupCommit,
-        processes);
+        processes, byProcesses);
   }
 
   /**
@@ -214,6 +258,46 @@ public record LabReport(
     @JsonAnyGetter
     Map<String, Object> jsonFigures() {
       return figures;
+    }
+
+    /** This result with {@code more} figures added after its own (replacing same-named ones). */
+    public StrategyResult withFigures(Map<String, Object> more) {
+      Map<String, Object> all = new LinkedHashMap<>(figures);
+      all.putAll(more);
+      return new StrategyResult(strategy, acknowledged, lostUpdates, errors, throughputOpsS,
+          latencyMs, conflictRatio, retries, attempts, conflicts, expected, visible, elapsedS,
+          errorSample, lockWaitMs, lockTimeouts, fencedRejections, lockViolations, all);
+    }
+
+    /**
+     * True when its rounds spread more than {@link RoundMedians#STEADY_PCT} around their
+     * median ({@link RoundMedians#UNSTEADY}): its speed, and any ratio to it, is no finding.
+     * False for a single round, which cannot be judged.
+     */
+    @JsonIgnore
+    public boolean unsteady() {
+      return Boolean.TRUE.equals(figures.get(RoundMedians.UNSTEADY));
+    }
+
+    /**
+     * How far its farthest round is from the median throughput, in percent of the median
+     * ({@link RoundMedians#SPREAD_PCT}); empty for a single round.
+     */
+    @JsonIgnore
+    public Optional<Double> spreadPct() {
+      return figures.get(RoundMedians.SPREAD_PCT) instanceof Number n
+          ? Optional.of(n.doubleValue()) : Optional.empty();
+    }
+
+    /**
+     * {@code [UNSTEADY +-23%]} when {@link #unsteady()}, else "": the table, the closing note,
+     * the recommendation and the HTML page put it next to the name, so a ratio the rounds do not
+     * agree on is never read as a finding.
+     */
+    @JsonIgnore
+    public String steadinessMarker() {
+      return unsteady() ? String.format(Locale.ROOT, "[UNSTEADY +-%.0f%%]",
+          spreadPct().orElse(0.0)) : "";
     }
 
     /** A numeric figure, or {@code missing} when the result has none by that name. */

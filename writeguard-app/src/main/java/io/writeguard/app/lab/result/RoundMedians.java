@@ -27,7 +27,11 @@ import java.util.Map;
  *       and {@code max_*} (highest);
  *   <li>added: {@code throughput_by_round} and {@code p99_ms_by_round}, in round order, and
  *       the spread next to each median, {@code throughput_ops_s_range},
- *       {@code p50_ms_range} and {@code p99_ms_range}: {@code [lowest, highest]} of the rounds.
+ *       {@code p50_ms_range} and {@code p99_ms_range}: {@code [lowest, highest]} of the rounds;
+ *   <li>judged: {@code throughput_spread_pct}, how far the farthest round's throughput is from
+ *       the median, in percent of it, and {@code unsteady}, true when that is more than
+ *       {@link #STEADY_PCT}: the rounds do not agree well enough for the median (or a ratio to
+ *       it) to be a finding.
  * </ul>
  */
 public final class RoundMedians {
@@ -37,6 +41,13 @@ public final class RoundMedians {
   public static final String P50_RANGE = "p50_ms_range";
   /** The figure {@code [lowest, highest]} p99 of the rounds, in ms. */
   public static final String P99_RANGE = "p99_ms_range";
+
+  /** The figure: the farthest round's distance from the median throughput, in % of it. */
+  public static final String SPREAD_PCT = "throughput_spread_pct";
+  /** The figure: true when {@link #SPREAD_PCT} is more than {@link #STEADY_PCT}. */
+  public static final String UNSTEADY = "unsteady";
+  /** Every round within this many percent of the median, or the strategy is unsteady. */
+  public static final double STEADY_PCT = 15.0;
 
   private RoundMedians() {}
 
@@ -90,11 +101,27 @@ public final class RoundMedians {
     figures.put(THROUGHPUT_RANGE, range(throughput));
     figures.put(P50_RANGE, range(p50));
     figures.put(P99_RANGE, range(p99));
+    double spread = spreadPct(throughput);
+    figures.put(SPREAD_PCT, spread);
+    figures.put(UNSTEADY, spread > STEADY_PCT);
     double ratio = attempts == 0 ? 0.0 : Math.round(10_000.0 * conflicts / attempts) / 10_000.0;
     return new StrategyResult(first.strategy(), acked, lost, errors, median(throughput),
         new LatencyMs(median(p50), median(p99), maxMs), ratio, retries, attempts, conflicts,
         expected, visible, Math.round(elapsed * 1000) / 1000.0, sample, lockWait(lockWaits),
         lockTimeouts, fenced, violations, figures);
+  }
+
+  /**
+   * How far the value farthest from the median is from it, in percent of the median (one
+   * decimal); 0 when the median is 0 (nothing ran, nothing to judge).
+   */
+  static double spreadPct(List<Double> values) {
+    double m = median(values);
+    if (m <= 0) {
+      return 0.0;
+    }
+    double far = values.stream().mapToDouble(v -> Math.abs(v - m)).max().orElse(0);
+    return Math.round(1000 * far / m) / 10.0;
   }
 
   /** {@code [lowest, highest]} of {@code values}. */

@@ -8,9 +8,11 @@ import io.writeguard.app.lab.api.BalanceSettings;
 import io.writeguard.app.lab.report.HtmlReport.ChartJs;
 import io.writeguard.app.lab.result.LabReport;
 import io.writeguard.app.lab.result.LabReport.LatencyMs;
+import io.writeguard.app.lab.result.LabReport.ProcessesPoint;
 import io.writeguard.app.lab.result.LabReport.ServerInfo;
 import io.writeguard.app.lab.result.LabReport.StrategyResult;
 import io.writeguard.app.lab.result.LabReport.SweepPoint;
+import io.writeguard.app.lab.result.RoundMedians;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -156,5 +158,38 @@ class HtmlReportTest {
     assertThat(page).doesNotContain("class=\"legend\"", "class=\"flag\"");
     assertThat(page).contains("max-width: 1400px", ".table { max-width: 100%; overflow-x: auto; }",
         "<div class=\"table\"><table>");
+  }
+
+  @Test
+  void anUnsteadyStrategyHasItsBadgeATildeOnItsRatioAndTheJsonFlag() throws Exception {
+    StrategyResult shaky = result("sharded-docs", 1800, 0, null).withFigures(Map.of(
+        RoundMedians.SPREAD_PCT, 27.0, RoundMedians.UNSTEADY, true));
+    String page = HtmlReport.render(report(List.of(new SweepPoint(16, List.of(
+        result("atomic", 1500, 0, null), shaky)))), Set.of());
+
+    assertThat(page).contains("<span class=\"unsteady\">[UNSTEADY +-27%]</span>", "~1.20x",
+        "a round of the strategy was n% off its median (more than +-15%)");
+    JsonNode data = new ObjectMapper().readTree(dataBlock(page));
+    assertThat(data.get("results").get(1).get("unsteady").asBoolean()).isTrue();
+    assertThat(data.get("results").get(1).get("throughput_spread_pct").asDouble())
+        .isEqualTo(27.0);
+
+    String steady = HtmlReport.render(report(List.of(new SweepPoint(16, List.of(
+        result("atomic", 1500, 0, null), result("sharded-docs", 1800, 0, null))))), Set.of());
+    assertThat(steady).doesNotContain("<span class=\"unsteady\">", "~1.20x").contains("1.20x");
+  }
+
+  @Test
+  void severalProcessCountsEachHaveTheirRowsInTheTable() {
+    LabReport one = report(List.of(new SweepPoint(16, List.of(
+        result("atomic", 1500, 0, null), result("sharded-docs", 1800, 0, null)))));
+    LabReport report = one.withProcessCounts(List.of(
+        new ProcessesPoint(1, 16, List.of(result("atomic", 1500, 0, null))),
+        new ProcessesPoint(4, 16, List.of(result("atomic", 700, 0, null)))));
+
+    String page = HtmlReport.render(report, Set.of());
+
+    assertThat(page).contains("<td>16 in 1 process</td><td>atomic", "<td>16 in 4 processes</td>"
+        + "<td>atomic");
   }
 }

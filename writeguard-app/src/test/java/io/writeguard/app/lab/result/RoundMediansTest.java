@@ -86,4 +86,41 @@ class RoundMediansTest {
         round("atomic", 1, 1, 1, 1, 0, 0), round("naive", 1, 1, 1, 1, 0, 0))))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'naive'");
   }
+
+  @Test
+  void roundsWithinFifteenPercentOfTheirMedianAreSteady() {
+    StrategyResult r = RoundMedians.combine(List.of(
+        round("atomic", 1000, 1, 2, 10, 0, 0),
+        round("atomic", 870, 1, 2, 10, 0, 0),
+        round("atomic", 1150, 1, 2, 10, 0, 0)));
+
+    assertThat(r.figures()).containsEntry(RoundMedians.SPREAD_PCT, 15.0)
+        .containsEntry(RoundMedians.UNSTEADY, false);
+    assertThat(r.unsteady()).isFalse();
+    assertThat(r.steadinessMarker()).isEmpty();
+  }
+
+  @Test
+  void aRoundMoreThanFifteenPercentOffTheMedianMakesTheStrategyUnsteady() {
+    // The first run of issue 32: optimistic's rounds 7,411 -> 8,538 -> 12,915.
+    StrategyResult r = RoundMedians.combine(List.of(
+        round("optimistic", 7411, 1, 2, 10, 0, 0),
+        round("optimistic", 8538, 1, 2, 10, 0, 0),
+        round("optimistic", 12915, 1, 2, 10, 0, 0)));
+
+    assertThat(r.throughputOpsS()).isEqualTo(8538);
+    assertThat(r.figures()).containsEntry(RoundMedians.SPREAD_PCT, 51.3)
+        .containsEntry(RoundMedians.UNSTEADY, true);
+    assertThat(r.unsteady()).isTrue();
+    assertThat(r.spreadPct()).contains(51.3);
+    assertThat(r.steadinessMarker()).isEqualTo("[UNSTEADY +-51%]");
+  }
+
+  @Test
+  void aSingleRoundIsNotJudged() {
+    StrategyResult r = RoundMedians.combine(List.of(round("atomic", 1000, 1, 2, 10, 0, 0)));
+
+    assertThat(r.figures()).doesNotContainKeys(RoundMedians.SPREAD_PCT, RoundMedians.UNSTEADY);
+    assertThat(r.unsteady()).isFalse();
+  }
 }
