@@ -26,7 +26,7 @@ final class LocalRedisCluster implements AutoCloseable {
       for (int i = 0; i < 6; i++) {
         cluster.nodes.add(RedisProcess.start("cluster" + i, "--cluster-enabled", "yes",
             "--cluster-config-file", "nodes.conf",
-            "--cluster-port", Integer.toString(RedisProcess.freePort()),
+            "--cluster-port", "0", // a free port, picked by RedisProcess.start
             "--cluster-node-timeout", Long.toString(NODE_TIMEOUT.toMillis()),
             "--cluster-replica-validity-factor", "0"));
       }

@@ -45,19 +45,43 @@ final class RedisProcess implements AutoCloseable {
             + " (apt-get install -y redis-server; .ci/run does it) to run the cluster and Sentinel tests");
   }
 
-  /** Starts redis-server with {@code args} after the common ones, and waits until it answers PING. */
+  /**
+   * Starts redis-server with {@code args} after the common ones, and waits until it answers PING.
+   * A {@code --cluster-port} in {@code args} is replaced by a free port other than the server's.
+   * A port probed free can be taken again before the server binds it (by this JVM's next probe,
+   * or by another process): a server that could not bind is started again on new ports.
+   */
   static RedisProcess start(String name, String... args) {
-    int port = freePort();
-    try {
-      Path dir = Files.createTempDirectory("wg-redis-" + name + "-");
-      List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
-          "--bind", "127.0.0.1", "--dir", dir.toString(), "--save", "", "--appendonly", "no",
-          "--logfile", dir.resolve("redis.log").toString()));
-      command.addAll(List.of(args));
-      return launch(command, port, dir);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start redis-server " + name, e);
+    for (int attempt = 1; ; attempt++) {
+      int port = freePort();
+      try {
+        Path dir = Files.createTempDirectory("wg-redis-" + name + "-");
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
+            "--bind", "127.0.0.1", "--dir", dir.toString(), "--save", "", "--appendonly", "no",
+            "--logfile", dir.resolve("redis.log").toString()));
+        command.addAll(withFreeClusterPort(List.of(args), port));
+        return launch(command, port, dir);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot start redis-server " + name, e);
+      } catch (AssertionError e) {
+        if (attempt == 3 || !String.valueOf(e.getMessage()).contains("Address already in use")) {
+          throw e;
+        }
+      }
     }
+  }
+
+  private static List<String> withFreeClusterPort(List<String> args, int serverPort) {
+    List<String> out = new ArrayList<>(args);
+    int at = out.indexOf("--cluster-port");
+    if (at >= 0 && at + 1 < out.size()) {
+      int clusterPort = freePort();
+      while (clusterPort == serverPort) {
+        clusterPort = freePort();
+      }
+      out.set(at + 1, Integer.toString(clusterPort));
+    }
+    return out;
   }
 
   /** Starts a Sentinel with this config (its port is chosen here) and waits until it answers. */
