@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * failing and both giving back (which would refuse decrements the total could cover). It also
  * means "insufficient" is only ever decided by the one drain holding the lock, after every
  * earlier drain has finished or given its amounts back, so an amount parked by another drain
- * is never mistaken for a missing balance. A single-shard decrement that misses while a drain
+ * is never mistaken for a missing balance; except a give-back that goes on in the background
+ * ({@link MustFinish}): its drain lets the lock go before the amount is back, and until it
+ * lands a decrement the whole balance covers may be refused. A single-shard decrement that misses while a drain
  * has parked amounts simply comes here and waits for the lock.
  *
  * <p>What it does not give: atomicity against a crash. A process that dies mid-drain leaves
@@ -167,16 +169,16 @@ final class LockedDrainCombiner implements Combiner {
     Map<Integer, Long> inDoubt = new LinkedHashMap<>();
     Map<Integer, Long> returning = new LinkedHashMap<>();
     Throwable last = original;
+    // One wait for them all: the caller waits no longer for every give-back than for one.
+    MustFinish.Wait wait = MustFinish.Wait.start();
     for (Take take : takes) {
       String backId = take.opId() + ":back";
       try {
-        OpResult result = MustFinish.call("giving back " + take.amount() + " to shard "
-            + take.shard() + " of counter '" + counterId + "'", () -> store.giveBackOnce(
-                counterId, take.shard(), take.amount(), take.opId(), backId, recorder));
-        if (result == OpResult.NOT_MATCHED && take.confirmed()) {
-          // Applied, yet its record is gone (the shard document was deleted or replaced).
-          stranded.merge(take.shard(), take.amount(), Long::sum);
-        }
+        // A confirmed take no longer recorded fails here and is named stranded below.
+        MustFinish.call("giving back " + take.amount() + " to shard " + take.shard()
+            + " of counter '" + counterId + "'", wait, () -> confirmedBack(take,
+                store.giveBackOnce(counterId, take.shard(), take.amount(), take.opId(), backId,
+                    recorder)));
       } catch (Throwable e) { // the recorder's undeclared checked exception too
         if (recordedDespite(counterId, take.shard(), backId) == Boolean.TRUE) {
           continue; // the reply was lost, the give-back was not
@@ -205,6 +207,22 @@ final class LockedDrainCombiner implements Combiner {
       }
       throw e;
     }
+  }
+
+  /**
+   * The result of a give-back, refused as an error when its take was applied for certain and
+   * yet the shard no longer records it: nothing was given back, and sending again cannot
+   * help. The caller then names the amount stranded; a give-back finished in the background
+   * is logged as a warning instead of as done (its drain let the lock go, and other drains may
+   * push the take's id out of the shard's last {@code _ops} meanwhile).
+   */
+  private static OpResult confirmedBack(Take take, OpResult result) {
+    if (result == OpResult.NOT_MATCHED && take.confirmed()) {
+      throw new IllegalStateException("shard " + take.shard() + " no longer records its take "
+          + take.opId() + " (its document was replaced, or more drains ran since than its _ops"
+          + " keeps): " + take.amount() + " was not given back; the counter is short by it");
+    }
+    return result;
   }
 
   /** Whether the shard records {@code opId}; null when that cannot be read. */

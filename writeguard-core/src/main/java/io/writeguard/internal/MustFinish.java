@@ -46,6 +46,8 @@ public final class MustFinish {
   private static final int SENDS = 3;
   private static final Backoff PAUSES =
       Backoff.exponential(Duration.ofMillis(20), Duration.ofSeconds(1));
+  /** Background threads at most; past that, writes queue (each still within its budget). */
+  private static final int THREADS = 64;
   private static final AtomicInteger threads = new AtomicInteger();
   private static final ThreadPoolExecutor BACKGROUND = background();
 
@@ -60,14 +62,16 @@ public final class MustFinish {
    * @throws RuntimeException what the write threw, when sending it again would not help
    */
   public static <T> T call(String what, Supplier<T> write) {
+    return call(what, Wait.start(), write);
+  }
+
+  /**
+   * {@link #call(String, Supplier)} within a wait shared with other writes of the same caller
+   * (a drain's give-backs): the caller waits for all of them together no longer than for one.
+   */
+  public static <T> T call(String what, Wait wait, Supplier<T> write) {
     Deadline own = Deadline.after(BUDGET);
-    Deadline caller = Deadline.current();
-    // Null: no deadline, the client's timeouts bound each send, as they did before. Else at
-    // least the grace as time left: a write that learns its outcome by a read (an operation
-    // id's check) needs the read to work too.
-    Deadline answerBy = caller == null ? null
-        : (caller.endsWithin(Deadline.OUTCOME_GRACE) ? Deadline.after(Deadline.OUTCOME_GRACE)
-            : caller).earlier(own);
+    Deadline answerBy = wait.answerBy == null ? null : wait.answerBy.earlier(own);
     RuntimeException last = null;
     for (int send = 1; send <= SENDS; send++) {
       try {
@@ -121,6 +125,7 @@ public final class MustFinish {
   private static <T> void resend(String what, Supplier<T> write, Deadline own,
       RuntimeException first) {
     Throwable last = first;
+    boolean hopeless = false;
     for (int send = 1; !own.passed(); send++) {
       try {
         long pause = Math.min(PAUSES.ceiling(send).toNanos(), own.left().toNanos());
@@ -136,19 +141,32 @@ public final class MustFinish {
       } catch (RuntimeException e) {
         last = e;
         if (!worthResending(e)) {
+          hopeless = true;
           break;
         }
       } catch (Throwable e) { // a recorder's update is user code: anything may come out
         last = e;
+        hopeless = true;
         break;
       }
+    }
+    if (hopeless) {
+      log.warn("{}: not done, and sending it again cannot help; given up", what, last);
+      return;
     }
     log.warn("{}: not done within its own budget of {} s; given up", what, BUDGET.toSeconds(),
         last);
   }
 
+  /**
+   * One JVM-wide background for every client: a thread per write in flight, up to
+   * {@link #THREADS}, so the sends of a stalled server (each may block for its whole budget)
+   * do not keep a write to a server that answers waiting in the queue until its own budget is
+   * spent (before: 4 threads, and the fifth write was given up unsent). Threads are made as
+   * writes come (below the cap a new one is made even if one is idle) and end when idle.
+   */
   private static ThreadPoolExecutor background() {
-    ThreadPoolExecutor executor = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS,
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
         new LinkedBlockingQueue<>(), r -> {
           Thread t = new Thread(r, "writeguard-must-finish-" + threads.incrementAndGet());
           t.setDaemon(true);
@@ -156,6 +174,32 @@ public final class MustFinish {
         });
     executor.allowCoreThreadTimeOut(true);
     return executor;
+  }
+
+  /**
+   * How long a caller waits for the writes that record its work done, fixed when it starts
+   * waiting: until its deadline, but at least the grace from then. Several writes given one
+   * wait keep the caller no longer than one does (before, a drain's give-backs each had a
+   * wait of their own, and a drain of 8 shards kept its caller 8 such waits past its
+   * deadline). Immutable.
+   */
+  public static final class Wait {
+    private final Deadline answerBy;
+
+    private Wait(Deadline answerBy) {
+      this.answerBy = answerBy;
+    }
+
+    /** A wait starting now, for the thread's deadline. */
+    public static Wait start() {
+      Deadline caller = Deadline.current();
+      // Null: no deadline, the client's timeouts bound each send, as they did before. Else at
+      // least the grace as time left: a write that learns its outcome by a read (an operation
+      // id's check) needs the read to work too.
+      return new Wait(caller == null ? null
+          : caller.endsWithin(Deadline.OUTCOME_GRACE) ? Deadline.after(Deadline.OUTCOME_GRACE)
+              : caller);
+    }
   }
 
   /**
