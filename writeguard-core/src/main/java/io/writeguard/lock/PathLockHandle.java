@@ -12,19 +12,11 @@ import java.util.List;
 public final class PathLockHandle extends InProcessLockHandle {
   private final PathLockService service;
   private final PathSet paths;
-  /** The thread that asked for it: one that asks again for a conflicting lock would wait for itself. */
-  private final Thread takenBy;
 
-  PathLockHandle(PathLockService service, String documentKey, PathSet paths, long token,
-      long acquiredAtNanos, Thread takenBy) {
+  PathLockHandle(PathLockService service, String documentKey, PathSet paths, long token, long acquiredAtNanos) {
     super(documentKey, token, acquiredAtNanos);
     this.service = service;
     this.paths = paths;
-    this.takenBy = takenBy;
-  }
-
-  Thread takenBy() {
-    return takenBy;
   }
 
   /**

@@ -50,10 +50,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * tens of concurrent requests per document, not thousands.
  *
  * <p>{@link #acquire(String, Duration)} and {@link #tryAcquire(String)} lock the whole document,
- * so this is also a {@link LockService}. Only for one process. Not reentrant: a thread that
- * asks, with a wait, for paths conflicting with a lock it took itself would wait for itself,
- * and is refused at once with an {@link IllegalStateException} naming both (a nested locked
- * update of a document under a path lock of that document, say). Thread-safe.
+ * so this is also a {@link LockService}. Only for one process. Not reentrant. Thread-safe.
  */
 public final class PathLockService implements LockService {
   private final ConcurrentHashMap<String, DocumentState> documents = new ConcurrentHashMap<>();
@@ -79,7 +76,7 @@ public final class PathLockService implements LockService {
   }
 
   /** A caller waiting for {@code paths}. */
-  private record Request(PathSet paths, LockWaiter<PathLockHandle> waiter, Thread requester) {}
+  private record Request(PathSet paths, LockWaiter<PathLockHandle> waiter) {}
 
   /** Busy state of one document. Only touched inside {@code documents.compute(key, ...)}. */
   private static final class DocumentState {
@@ -93,16 +90,6 @@ public final class PathLockService implements LockService {
         }
       }
       return false;
-    }
-
-    /** A held lock that {@code paths} conflicts with and {@code thread} took, or null. */
-    PathLockHandle conflictingHoldOf(Thread thread, PathSet paths) {
-      for (PathLockHandle holder : holders) {
-        if (holder.takenBy() == thread && holder.pathSet().conflictsWith(paths)) {
-          return holder;
-        }
-      }
-      return null;
     }
 
     boolean isIdle() {
@@ -220,21 +207,11 @@ public final class PathLockService implements LockService {
     PathLockHandle[] taken = {null};
     documents.compute(documentKey, (k, state) -> {
       DocumentState s = state == null ? new DocumentState() : state;
-      Thread caller = Thread.currentThread();
       if (!s.conflictsWithHolders(paths) && !conflictsWithAnyWaiting(s, paths, s.waiting.size())) {
-        taken[0] = newHandle(k, paths, caller);
+        taken[0] = newHandle(k, paths);
         s.holders.add(taken[0]);
       } else if (waiter != null) {
-        // Guard against a thread waiting for itself: a conflicting lock it took is released
-        // only by that thread, after this wait. Refused before anything is queued.
-        PathLockHandle own = s.conflictingHoldOf(caller, paths);
-        if (own != null) {
-          throw new IllegalStateException("path lock '" + paths.describe(LockArguments.shorten(k))
-              + "' would wait for '" + own.pathSet().describe(LockArguments.shorten(k))
-              + "', which this thread holds: a thread cannot wait for itself (path locks are"
-              + " not reentrant)");
-        }
-        s.waiting.add(new Request(paths, waiter, caller));
+        s.waiting.add(new Request(paths, waiter));
       }
       return s.isIdle() ? null : s;
     });
@@ -297,7 +274,7 @@ public final class PathLockService implements LockService {
         stillWaiting++;
         continue;
       }
-      PathLockHandle handle = newHandle(documentKey, request.paths(), request.requester());
+      PathLockHandle handle = newHandle(documentKey, request.paths());
       state.holders.add(handle);
       request.waiter().grant(handle);
       toWake.add(request.waiter());
@@ -315,9 +292,8 @@ public final class PathLockService implements LockService {
     return false;
   }
 
-  private PathLockHandle newHandle(String documentKey, PathSet paths, Thread takenBy) {
-    return new PathLockHandle(this, documentKey, paths, tokens.next(), ticker.nanoTime(),
-        takenBy);
+  private PathLockHandle newHandle(String documentKey, PathSet paths) {
+    return new PathLockHandle(this, documentKey, paths, tokens.next(), ticker.nanoTime());
   }
 
   private static WriteGuardInterruptedException interrupted(String documentKey, PathSet paths) {
