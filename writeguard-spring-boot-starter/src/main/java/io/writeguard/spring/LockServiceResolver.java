@@ -15,13 +15,6 @@ import org.springframework.beans.factory.ListableBeanFactory;
  * Thread-safe.
  */
 final class LockServiceResolver {
-  /**
-   * The connected Redis lock service behind the lazy one
-   * ({@link WriteGuardRedisAutoConfiguration#CONNECTED_REDIS_LOCK_SERVICE}): not a lock service
-   * of its own, and not to be made (connected) by a look-up.
-   */
-  static final String CONNECTED_REDIS = "writeGuardRedisLockServiceConnected";
-
   private final ListableBeanFactory beans;
   private final Map<String, LockService> resolved = new ConcurrentHashMap<>();
 
@@ -34,7 +27,7 @@ final class LockServiceResolver {
   }
 
   private LockService find(String name) {
-    Map<String, LockService> all = lockServices();
+    Map<String, LockService> all = beans.getBeansOfType(LockService.class);
     LockService byName = all.get(name);
     if (byName != null) {
       return byName;
@@ -58,7 +51,7 @@ final class LockServiceResolver {
    * bean has, and every bean name.
    */
   Set<String> names() {
-    Map<String, LockService> all = lockServices();
+    Map<String, LockService> all = beans.getBeansOfType(LockService.class);
     Set<String> names = new TreeSet<>();
     Map<String, Long> backends = new java.util.HashMap<>();
     all.values().forEach(service -> backends.merge(service.backend(), 1L, Long::sum));
@@ -69,17 +62,6 @@ final class LockServiceResolver {
     });
     names.addAll(all.keySet());
     return names;
-  }
-
-  /** Every LockService bean by name, but the connected view of the lazy Redis one. */
-  private Map<String, LockService> lockServices() {
-    Map<String, LockService> all = new java.util.LinkedHashMap<>();
-    for (String name : beans.getBeanNamesForType(LockService.class)) {
-      if (!name.equals(CONNECTED_REDIS)) {
-        all.put(name, beans.getBean(name, LockService.class));
-      }
-    }
-    return all;
   }
 
   private static String describe(Map<String, LockService> all) {

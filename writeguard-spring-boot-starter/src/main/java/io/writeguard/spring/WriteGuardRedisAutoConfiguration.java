@@ -11,9 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Lazy;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -58,29 +56,6 @@ public class WriteGuardRedisAutoConfiguration {
             .commandTimeout(lock.getCommandTimeout())
             .listener(listener)
             .build());
-  }
-
-  /**
-   * Bean name of the connected {@link RedisLockService} behind {@link #REDIS_LOCK_SERVICE}:
-   * the same service, for code that injects the {@code RedisLockService} type (the type the
-   * Redis lock bean had before it connected on first use).
-   */
-  public static final String CONNECTED_REDIS_LOCK_SERVICE = LockServiceResolver.CONNECTED_REDIS;
-
-  /**
-   * The service {@link #REDIS_LOCK_SERVICE} connects to, made when something injects it
-   * ({@code @Lazy}): an application that injects {@code RedisLockService} connects to Redis at
-   * its start, as it did when the Redis lock bean had that type, and one that does not still
-   * starts while Redis is down. One service either way: this bean is
-   * {@link LazyLockService#service()}, and the lock service look-up of {@code @LeaseLocked} and
-   * the locked updaters skips it, so {@code redis} still names one service.
-   */
-  @Bean(name = CONNECTED_REDIS_LOCK_SERVICE)
-  @Lazy
-  @ConditionalOnBean(name = REDIS_LOCK_SERVICE)
-  public RedisLockService writeGuardRedisLockServiceConnected(
-      @Qualifier(REDIS_LOCK_SERVICE) LazyLockService lazy) {
-    return (RedisLockService) lazy.service();
   }
 
   @Bean
